@@ -1,0 +1,1359 @@
+"""Independent replay checker for unosim JSON Lines traces (TRACE.md).
+
+Written from RULES.md and TRACE.md alone and importing nothing from
+``unosim``: if the engine and this checker shared code, a shared misreading of
+the rules would pass unnoticed. It replays every round card by card (both
+piles, every hand as a multiset, active color, direction, current player,
+pending draws) and reports every departure from the rules or from the event
+order the engine promises.
+
+A violation that leaves the replayed state unknown (a card that is not where
+the trace says, an event out of order) stops the check of that round; the
+checker then resumes at the next ``deal``. Other violations are recorded and
+the replay goes on.
+
+>>> res = check_trace(load_jsonl(path))          # doctest: +SKIP
+>>> res.rounds, res.violations                   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+COLORS = "RYGB"
+RANKS = tuple(str(i) for i in range(10)) + ("S", "R", "D2")
+WILDS = ("W", "WD4", "WX")
+TOKENS = frozenset([c + r for c in COLORS for r in RANKS] + list(WILDS))
+SPECIALS = ("none", "movie_madness", "wishing_star", "dont_talk")
+SCORINGS = ("standard", "lowest", "elimination", "partners")
+STACK_KEYS = (
+    "draw_two_on_draw_two",
+    "wd4_on_wd4",
+    "wd4_on_draw_two",
+    "draw_two_on_wd4",
+)
+HOUSE_KEYS = ("jump_in", "seven_o", "draw_until_play", "two_player_reverse")
+
+# Keys TRACE.md requires of each event kind ("e" and "round" on every one).
+REQUIRED: dict[str, tuple[str, ...]] = {
+    "deal": ("dealer", "players", "hands", "draw", "edition", "rules"),
+    "flip": ("card",),
+    "return": ("card", "draw"),
+    "turn": ("p", "color", "top"),
+    "play": ("p", "card", "color"),
+    "draw": ("p", "cards", "cause"),
+    "reshuffle": ("draw",),
+    "skip": ("p",),
+    "reverse": ("direction",),
+    "challenge": ("p", "target", "success"),
+    "uno": ("p", "called", "caught"),
+    "jump": ("p", "card"),
+    "swap": ("a", "b"),
+    "rotate": ("direction",),
+    "special": ("p", "card", "target", "outcome"),
+    "end": ("winner", "points", "hands", "turns"),
+    "silence_end": ("p",),
+    "slip": ("p",),
+    "score": ("scores",),
+    "match_end": ("winner", "scores"),
+}
+
+
+# --- cards -------------------------------------------------------------------
+
+
+def is_wild(tok: str) -> bool:
+    return tok in WILDS
+
+
+def color_of(tok: str) -> str | None:
+    return None if is_wild(tok) else tok[0]
+
+
+def rank_of(tok: str) -> str:
+    """Rank of a colored token (``"7"``, ``"S"``, ``"R"``, ``"D2"``); wilds are their own rank."""
+    return tok if is_wild(tok) else tok[1:]
+
+
+def is_number(tok: str) -> bool:
+    return not is_wild(tok) and tok[1:].isdigit()
+
+
+def card_points(tok: str, special_points: int = 50) -> int:
+    """RULES sec. 1: face value, 20 for colored actions, 50 for wilds (WX per edition)."""
+    if tok == "WX":
+        return special_points
+    if is_wild(tok):
+        return 50
+    return int(tok[1:]) if is_number(tok) else 20
+
+
+def edition_deck(decks: int, special: str) -> Counter[str]:
+    """The full deck: per deck 25 cards per color, 4 W, 4 WD4, and 4 WX if the edition has one."""
+    one: Counter[str] = Counter()
+    for c in COLORS:
+        one[c + "0"] = 1
+        for r in RANKS[1:]:
+            one[c + r] = 2
+    one["W"] = one["WD4"] = 4
+    if special != "none":
+        one["WX"] = 4
+    return Counter({k: v * decks for k, v in one.items()})
+
+
+def hand_points(hand: Counter[str], special_points: int) -> int:
+    return sum(card_points(c, special_points) * n for c, n in hand.items())
+
+
+# --- results -----------------------------------------------------------------
+
+
+@dataclass
+class CheckResult:
+    """Outcome of a replay: rounds seen and one message per violation."""
+
+    rounds: int = 0
+    violations: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+
+def load_jsonl(path_or_text: str | Path) -> list[dict[str, Any]]:
+    """Events of a JSON Lines trace, given a file path or the text itself."""
+    if isinstance(path_or_text, Path):
+        text = path_or_text.read_text()
+    elif "\n" not in path_or_text and not path_or_text.lstrip().startswith("{"):
+        text = Path(path_or_text).read_text()
+    else:
+        text = path_or_text
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+Policies = str | list[str] | None
+
+
+def check_trace(
+    events: Iterable[dict[str, Any]],
+    *,
+    allow_bluffs: bool = False,
+    policies: Policies = None,
+) -> CheckResult:
+    """Replay ``events`` and report every rule or format violation.
+
+    ``allow_bluffs``: accept an illegal WD4 that nobody challenged (a bluffing
+    policy may play one); by default it is a violation unless a challenge
+    exposes it.
+    ``policies``: the seats' policy names (one name for every seat, or a list).
+    Seats named ``"random"`` are also held to RULES sec. 7, which fixes that
+    policy's choices: never draw or accept while a legal play or stack exists,
+    play a legal drawn card, always jump in, never challenge or bluff.
+    Behaviour rates of 0 or 1 in ``rules.behaviour`` (when the trace has them)
+    are enforced as "never" / "always".
+    """
+    return _Replay(list(events), allow_bluffs, policies).run()
+
+
+def assert_valid_trace(
+    events: Iterable[dict[str, Any]] | str | Path,
+    *,
+    allow_bluffs: bool = False,
+    policies: Policies = None,
+) -> CheckResult:
+    """Raise AssertionError listing the first violations, if any."""
+    if isinstance(events, str | Path):
+        events = load_jsonl(events)
+    res = check_trace(events, allow_bluffs=allow_bluffs, policies=policies)
+    if res.violations:
+        head = "\n  ".join(res.violations[:10])
+        more = len(res.violations) - 10
+        tail = f"\n  ... and {more} more" if more > 0 else ""
+        raise AssertionError(
+            f"{len(res.violations)} trace violation(s):\n  {head}{tail}"
+        )
+    return res
+
+
+# --- replay ------------------------------------------------------------------
+
+
+class _Abort(Exception):
+    """The replayed state is no longer known: stop checking this round."""
+
+
+@dataclass(frozen=True)
+class _Rules:
+    players: int
+    hand_size: int
+    decks: int
+    first_flip: str
+    wd4_wilds_block: bool
+    uno_penalty: int
+    special: str
+    special_points: int
+    d2_on_d2: bool
+    wd4_on_wd4: bool
+    wd4_on_d2: bool
+    d2_on_wd4: bool
+    jump_in: bool
+    seven_o: bool
+    draw_until_play: bool
+    two_player_reverse: bool
+    max_turns: int
+    mode: str
+    scoring: str
+    target: int
+    max_rounds: int
+
+    @classmethod
+    def parse(cls, d: Any) -> _Rules:
+        """Read the deal's resolved rules; ValueError names what is missing or wrong."""
+        if not isinstance(d, dict):
+            raise TypeError("rules is not an object")
+        need = (
+            "players",
+            "hand_size",
+            "decks",
+            "first_flip",
+            "wd4_wilds_block",
+            "uno_penalty",
+            "special",
+            "special_points",
+            "house_rules",
+            "max_turns",
+            "mode",
+            "scoring",
+            "target",
+        )
+        missing = [k for k in need if k not in d]
+        hr = d.get("house_rules") or {}
+        st = hr.get("stacking") if isinstance(hr, dict) else None
+        if not isinstance(st, dict):
+            missing.append("house_rules.stacking")
+            st = {}
+        missing += [f"house_rules.{k}" for k in HOUSE_KEYS if k not in hr]
+        missing += [f"house_rules.stacking.{k}" for k in STACK_KEYS if k not in st]
+        if missing:
+            raise ValueError(f"rules lack {', '.join(missing)}")
+        bad = []
+        if d["first_flip"] not in ("apply", "redraw"):
+            bad.append(f"first_flip={d['first_flip']!r}")
+        if d["special"] not in SPECIALS:
+            bad.append(f"special={d['special']!r}")
+        if d["mode"] not in ("round", "match"):
+            bad.append(f"mode={d['mode']!r}")
+        if d["scoring"] not in SCORINGS:
+            bad.append(f"scoring={d['scoring']!r}")
+        if bad:
+            raise ValueError(f"rules have unknown values: {', '.join(bad)}")
+        return cls(
+            players=int(d["players"]),
+            hand_size=int(d["hand_size"]),
+            decks=int(d["decks"]),
+            first_flip=d["first_flip"],
+            wd4_wilds_block=bool(d["wd4_wilds_block"]),
+            uno_penalty=int(d["uno_penalty"]),
+            special=d["special"],
+            special_points=int(d["special_points"]),
+            d2_on_d2=bool(st["draw_two_on_draw_two"]),
+            wd4_on_wd4=bool(st["wd4_on_wd4"]),
+            wd4_on_d2=bool(st["wd4_on_draw_two"]),
+            d2_on_wd4=bool(st["draw_two_on_wd4"]),
+            jump_in=bool(hr["jump_in"]),
+            seven_o=bool(hr["seven_o"]),
+            draw_until_play=bool(hr["draw_until_play"]),
+            two_player_reverse=bool(hr["two_player_reverse"]),
+            max_turns=int(d["max_turns"]),
+            mode=d["mode"],
+            scoring=d["scoring"],
+            target=int(d["target"]),
+            max_rounds=int(d.get("max_rounds", 1000)),
+        )
+
+
+@dataclass
+class _Game:
+    """What carries over between the rounds of one match."""
+
+    mode: str
+    scoring: str
+    target: int
+    players: int
+    max_rounds: int
+    scores: list[int]
+    eliminated: set[int] = field(default_factory=set)
+    dealer: int | None = None  # dealer of the latest round
+    last_round: int = -1
+    rounds: int = 0
+    done: bool = False  # the match should end now
+    winner: set[int] | None = None  # expected match winner(s) once done
+    ended: bool = False  # match_end seen
+
+
+def _seats(x: Any) -> set[int] | None:
+    """A winner field (seat, list of seats or null) as a set."""
+    if x is None:
+        return None
+    if isinstance(x, list):
+        return set(x)
+    return {x}
+
+
+def _desc(e: Any) -> str:
+    if not isinstance(e, dict):
+        return repr(e)
+    keys = ("p", "card", "cards", "cause", "color", "target", "a", "b", "winner")
+    parts = [f"{k}={e[k]}" for k in keys if k in e]
+    return f"{e.get('e')!r}" + (f" ({', '.join(parts)})" if parts else "")
+
+
+def _inserted(new: list[str], old: list[str], card: str) -> bool:
+    """Is ``new`` equal to ``old`` with ``card`` inserted at one position?"""
+    if len(new) != len(old) + 1:
+        return False
+    return any(
+        new[k] == card and new[:k] + new[k + 1 :] == old for k in range(len(new))
+    )
+
+
+class _Replay:
+    def __init__(
+        self, events: list[dict[str, Any]], allow_bluffs: bool, policies: Policies
+    ) -> None:
+        self.policies = policies
+        self.ev = events
+        self.i = 0  # next event to read
+        self.cur = 0  # index of the event being judged
+        self.allow_bluffs = allow_bluffs
+        self.res = CheckResult()
+        self.rnd: Any = "?"
+        self.game: _Game | None = None
+        self.in_round = False
+
+    # --- reporting -------------------------------------------------------
+
+    def bad(self, msg: str, idx: int | None = None) -> None:
+        idx = self.cur if idx is None else idx
+        self.res.violations.append(f"round {self.rnd}, event {idx}: {msg}")
+
+    def abort(self, msg: str, idx: int | None = None) -> None:
+        self.bad(msg, idx)
+        raise _Abort
+
+    # --- reading events --------------------------------------------------
+
+    def peek(self) -> dict[str, Any] | None:
+        """Next event; reshuffles inside a round are applied on the way (they may come any
+        time the draw pile is empty)."""
+        while self.i < len(self.ev):
+            e = self.ev[self.i]
+            if not isinstance(e, dict) or "e" not in e:
+                if self.in_round:
+                    self.abort(f"not an event object: {e!r}", self.i)
+                return e
+            if self.in_round and e["e"] not in REQUIRED:
+                self.abort(f"unknown event kind {e['e']!r}", self.i)
+            if e["e"] != "reshuffle" or not self.in_round:
+                return e
+            self.reshuffle(self.take())
+            self.reshuffled = True
+        return None
+
+    def take(self) -> dict[str, Any]:
+        e = self.ev[self.i]
+        self.cur = self.i
+        self.i += 1
+        kind = e.get("e")
+        if kind not in REQUIRED:
+            self.abort(f"unknown event kind {kind!r}")
+        missing = [k for k in ("round", *REQUIRED[kind]) if k not in e]
+        if missing:
+            self.abort(f"{kind} event lacks {', '.join(missing)}")
+        if kind != "match_end" and e["round"] != self.rnd:
+            self.bad(f"{kind} event has round {e['round']!r}, expected {self.rnd}")
+        return e
+
+    @staticmethod
+    def is_(e: Any, kind: str, **want: Any) -> bool:
+        return (
+            isinstance(e, dict)
+            and e.get("e") == kind
+            and all(e.get(k) == v for k, v in want.items())
+        )
+
+    def expect(self, kind: str, why: str = "", **want: Any) -> dict[str, Any]:
+        """Take the next event, which must be ``kind`` with the given fields."""
+        e = self.peek()
+        what = kind + (
+            f" ({', '.join(f'{k}={v}' for k, v in want.items())})" if want else ""
+        )
+        what += f" {why}" if why else ""
+        if e is None:
+            self.abort(f"trace ends; expected {what}", self.i)
+        if not self.is_(e, kind):
+            self.abort(f"expected {what}, found {_desc(e)}", self.i)
+        e = self.take()
+        for k, v in want.items():
+            if e[k] != v:
+                self.abort(f"expected {what}, found {_desc(e)}")
+        return e
+
+    # --- top level -------------------------------------------------------
+
+    def run(self) -> CheckResult:
+        while True:
+            e = self.peek()
+            if e is None:
+                break
+            kind = e.get("e") if isinstance(e, dict) else None
+            if kind == "deal":
+                self.res.rounds += 1
+                try:
+                    self.play_round()
+                except _Abort:
+                    self.resync()
+                self.in_round = False
+            elif kind == "match_end":
+                try:
+                    self.match_end()
+                except _Abort:
+                    pass
+            else:
+                self.bad(f"{_desc(e)} outside a round", self.i)
+                self.i += 1
+        g = self.game
+        if g is not None and g.mode == "match" and not g.ended:
+            self.bad("match-mode trace ends without match_end", len(self.ev))
+        return self.res
+
+    def resync(self) -> None:
+        """Skip to the next deal or match_end, adopting the (unchecked) totals on the way."""
+        self.in_round = False
+        g = self.game
+        while self.i < len(self.ev):
+            e = self.ev[self.i]
+            if self.is_(e, "deal") or self.is_(e, "match_end"):
+                break
+            if (
+                self.is_(e, "score")
+                and g is not None
+                and isinstance(e.get("scores"), list)
+            ):
+                g.scores = list(e["scores"])
+                g.eliminated = set(e.get("eliminated") or [])
+                self.decide_match(g)
+            self.i += 1
+        if g is not None and g.mode == "round":
+            g.done = True
+            g.winner = None
+
+    # --- a round ---------------------------------------------------------
+
+    def play_round(self) -> None:
+        e = self.ev[self.i]
+        self.rnd = e.get("round", "?")
+        self.setup(self.take())
+        self.in_round = True
+        seat: int | None = self.first_flip()
+        while seat is not None:
+            seat = self.jump_window(seat)
+            if seat is None:
+                break
+            if self.turns >= self.R.max_turns:
+                self.expect_end(None, "(stalemate: max_turns turns taken)")
+                break
+            seat = self.regular_turn(seat)
+        self.in_round = False
+        self.after_round()
+
+    def setup(self, e: dict[str, Any]) -> None:
+        """Check the deal and start the replayed state from it."""
+        rnd = e["round"]
+        g = self.game
+        if rnd == 0 or g is None:
+            if g is not None and g.mode == "match" and not g.ended:
+                self.bad("a new match starts before the previous one ended")
+            if rnd != 0:
+                self.bad(f"first deal has round {rnd}, expected 0")
+            g = None
+        else:
+            if g.done:
+                self.bad("a new round is dealt after the match was decided")
+            if rnd != g.last_round + 1:
+                self.bad(f"deal for round {rnd} follows round {g.last_round}")
+        try:
+            self.R = R = _Rules.parse(e["rules"])
+        except (ValueError, TypeError, KeyError) as exc:
+            if g is not None:
+                g.dealer = e["dealer"] if isinstance(e["dealer"], int) else None
+                g.last_round = rnd
+            self.abort(f"deal: {exc}")
+        if g is None:
+            g = _Game(
+                mode=R.mode,
+                scoring=R.scoring,
+                target=R.target,
+                players=R.players,
+                max_rounds=R.max_rounds,
+                scores=[0] * R.players,
+            )
+            self.game = g
+        prev_dealer = g.dealer
+        g.last_round = rnd
+        g.rounds += 1
+        g.dealer = e["dealer"]
+        n = e["players"]
+        if n != R.players:
+            self.abort(f"deal.players is {n}, rules.players is {R.players}")
+        if R.scoring == "partners" and n != 4:
+            self.bad(f"partners scoring with {n} players")
+        self.players = n
+        want_active = [s for s in range(n) if s not in g.eliminated]
+        active = e.get("active", want_active)
+        if (
+            not isinstance(active, list)
+            or sorted(set(active)) != active
+            or not all(isinstance(s, int) and 0 <= s < n for s in active)
+        ):
+            self.abort(f"deal.active {active!r} is not a sorted list of seats")
+        if active != want_active:
+            self.bad(
+                f"deal.active is {active}, expected {want_active} (eliminated "
+                f"{sorted(g.eliminated)})"
+            )
+        if len(active) < 2:
+            self.abort(f"a round with {len(active)} seat(s) in it")
+        self.active = active
+        self.active_set = set(active)
+        self.dir = 1
+        dealer = e["dealer"]
+        if dealer not in self.active_set:
+            self.abort(f"dealer {dealer} is not a seat in the round")
+        if prev_dealer is None:
+            if dealer != 0:
+                self.bad(f"dealer of round 0 is {dealer}, expected seat 0")
+        elif dealer != self.nxt(prev_dealer):
+            want = self.nxt(prev_dealer)
+            self.bad(f"dealer is {dealer}, expected {want} (left of {prev_dealer})")
+        self.dealer = dealer
+        hands = e["hands"]
+        if not isinstance(hands, list) or len(hands) != n:
+            self.abort(
+                f"deal.hands has {len(hands) if isinstance(hands, list) else '?'} "
+                f"entries for {n} seats"
+            )
+        cards = [c for h in hands for c in h] + list(e["draw"])
+        unknown = sorted({c for c in cards if c not in TOKENS}, key=str)
+        if unknown:
+            self.abort(f"deal has unknown card tokens {unknown}")
+        for s in range(n):
+            want = R.hand_size if s in self.active_set else 0
+            if len(hands[s]) != want:
+                self.bad(f"seat {s} is dealt {len(hands[s])} cards, expected {want}")
+        deck = edition_deck(R.decks, R.special)
+        self.deck_size = deck.total()
+        got = Counter(cards)
+        if got != deck:
+            extra = dict(got - deck)
+            lack = dict(deck - got)
+            self.bad(
+                f"deal holds {len(cards)} cards, deck has {self.deck_size}; extra {extra}, "
+                f"missing {lack}"
+            )
+        self.hands = [Counter(h) for h in hands]
+        self.draw: list[str] = list(e["draw"])
+        self.discard: list[str] = []
+        self.color: str | None = None
+        self.icons: frozenset[str] = frozenset()
+        if R.special == "wishing_star":
+            icons = e.get("wish_icons")
+            if not isinstance(icons, list) or not icons:
+                self.bad("Wishing Star deal has no wish_icons")
+            else:
+                self.icons = frozenset(icons)
+                if not self.icons <= TOKENS:
+                    self.bad(
+                        f"wish_icons has unknown tokens {sorted(self.icons - TOKENS)}"
+                    )
+        self.silenced: set[int] = set()
+        beh = e["rules"].get("behaviour")
+        self.beh: dict[str, Any] = beh if isinstance(beh, dict) else {}
+        pol = self.policies
+        self.random_seats = (
+            set(range(n))
+            if pol == "random"
+            else {s for s, x in enumerate(pol) if x == "random"}
+            if isinstance(pol, list)
+            else set()
+        )
+        self.turns = 0
+        self.jumps = 0
+        self.top_player: int | None = None
+        self.window = False  # a jump-in may come (a play has just resolved)
+        self.wd4_illegal = False  # the latest WD4 broke the color condition
+        self.wd4_idx = 0
+        self.reshuffled = False
+        self.round_end: tuple[int | None, int] = (None, 0)
+
+    # --- helpers on the state ---------------------------------------------
+
+    def nxt(self, s: int, d: int | None = None) -> int:
+        """The next seat still in the round after ``s`` in direction ``d``."""
+        d = self.dir if d is None else d
+        t = s
+        for _ in range(self.players):
+            t = (t + d) % self.players
+            if t in self.active_set:
+                return t
+        return s
+
+    def others(self, p: int) -> list[int]:
+        """The other seats in the round, in turn order from the one after ``p``."""
+        out, s = [], p
+        for _ in range(len(self.active) - 1):
+            s = self.nxt(s)
+            out.append(s)
+        return out
+
+    def available(self) -> int:
+        """Cards that a draw could reach: the draw pile plus the discard less its top."""
+        return len(self.draw) + max(len(self.discard) - 1, 0)
+
+    def wd4_ok(self, others: Counter[str]) -> bool:
+        """RULES sec. 3: no other card of the active color (nor W/WX where wilds block)."""
+        if any(n > 0 and color_of(c) == self.color for c, n in others.items()):
+            return False
+        return not (self.R.wd4_wilds_block and (others["W"] > 0 or others["WX"] > 0))
+
+    def legal(self, card: str, others: Counter[str]) -> bool:
+        """Is ``card`` a legal (non-bluff) play on the top card, ``others`` the rest of the hand?"""
+        if card in ("W", "WX"):
+            return True
+        if card == "WD4":
+            return self.wd4_ok(others)
+        if color_of(card) == self.color:
+            return True
+        top = self.discard[-1]
+        return not is_wild(top) and rank_of(top) == rank_of(card)
+
+    def rate(self, key: str) -> float | None:
+        """A behaviour rate from rules.behaviour, when the trace carries it."""
+        v = self.beh.get(key)
+        return float(v) if isinstance(v, int | float) else None
+
+    def has_legal(self, p: int) -> str | None:
+        """A legal (non-bluff) card in seat ``p``'s hand, if any."""
+        for c in self.hands[p]:
+            if self.hands[p][c] > 0 and self.legal(c, self.without(p, c)):
+                return c
+        return None
+
+    def without(self, p: int, card: str) -> Counter[str]:
+        h = Counter(self.hands[p])
+        h[card] -= 1
+        return +h
+
+    def take_card(self, p: int, card: str) -> None:
+        h = self.hands[p]
+        h[card] -= 1
+        if h[card] <= 0:
+            del h[card]
+
+    # --- piles ------------------------------------------------------------
+
+    def reshuffle(self, e: dict[str, Any]) -> None:
+        if self.draw:
+            self.abort(
+                f"reshuffle while the draw pile still holds {len(self.draw)} card(s)"
+            )
+        new, rest = list(e["draw"]), self.discard[:-1]
+        if Counter(new) != Counter(rest):
+            self.abort(
+                f"reshuffled pile is not the discard pile less its top: extra "
+                f"{dict(Counter(new) - Counter(rest))}, missing "
+                f"{dict(Counter(rest) - Counter(new))}"
+            )
+        if not new:
+            self.bad(
+                "reshuffle with nothing to shuffle (the discard pile is only its top)"
+            )
+        self.draw = new
+        self.discard = self.discard[-1:]
+
+    def read_draw(
+        self,
+        p: int,
+        cause: str,
+        n: int | None = None,
+        stop: Callable[[str, Counter[str]], bool] | None = None,
+    ) -> list[str]:
+        """Read one logical draw of seat ``p``: one ``draw`` event, or several joined across
+        reshuffles. ``n``: a fixed count (fewer only if both piles run dry); ``stop``: draw
+        until a card for which stop(card, hand before it) holds, or both piles are dry."""
+        avail = self.available()
+        start = Counter(self.hands[p])
+        e = self.peek()
+        if not self.is_(e, "draw", p=p, cause=cause):
+            if avail == 0:
+                return []  # nothing to draw: the draw event may be left out
+            self.abort(
+                f"expected draw by seat {p} (cause {cause}), found {_desc(e)}", self.i
+            )
+        first = self.i
+        cards: list[str] = []
+        while True:
+            e = self.take()
+            got = e["cards"]
+            if not isinstance(got, list):
+                self.abort("draw.cards is not a list")
+            for c in got:
+                if not self.draw:
+                    self.abort(f"seat {p} draws {c} from an empty draw pile")
+                if c != self.draw[-1]:
+                    self.abort(
+                        f"seat {p} draws {c} but the top of the draw pile is "
+                        f"{self.draw[-1]} (draw pile top last: {self.draw[-4:]})"
+                    )
+                self.draw.pop()
+                self.hands[p][c] += 1
+                cards.append(c)
+            self.reshuffled = False
+            nx = self.peek()
+            if not (self.reshuffled and self.is_(nx, "draw", p=p, cause=cause)):
+                break
+        if n is not None and len(cards) != min(n, avail):
+            self.bad(
+                f"seat {p} draws {len(cards)} card(s) (cause {cause}), expected "
+                f"{min(n, avail)}",
+                first,
+            )
+        if stop is not None:
+            h = Counter(start)
+            stopped = False
+            for k, c in enumerate(cards):
+                stopped = stop(c, h)
+                if stopped and k < len(cards) - 1:
+                    self.bad(
+                        f"seat {p} keeps drawing (cause {cause}) after {c}, which ends "
+                        f"the draw",
+                        first,
+                    )
+                    break
+                h[c] += 1
+            if not stopped and len(cards) < avail:
+                self.bad(
+                    f"seat {p} stops drawing (cause {cause}) after {len(cards)} card(s) "
+                    f"with {avail} still reachable",
+                    first,
+                )
+        return cards
+
+    # --- start of a round -------------------------------------------------
+
+    def first_flip(self) -> int:
+        """Flip until play can start; return the seat of the first turn."""
+        R = self.R
+        fp = self.nxt(self.dealer, 1)
+        while True:
+            e = self.expect("flip")
+            c = e["card"]
+            if not self.draw:
+                self.abort("flip from an empty draw pile")
+            if c != self.draw[-1]:
+                self.abort(
+                    f"flip shows {c} but the top of the draw pile is {self.draw[-1]}"
+                )
+            self.draw.pop()
+            self.discard.append(c)
+            self.color = color_of(c)
+            if is_number(c):
+                return fp
+            if R.first_flip == "redraw":
+                continue
+            if c == "WD4":
+                e = self.expect("return", "(a flipped WD4 goes back)", card="WD4")
+                if not _inserted(list(e["draw"]), self.draw, "WD4"):
+                    self.abort(
+                        "return.draw is not the old draw pile with the WD4 inserted"
+                    )
+                self.discard.pop()
+                self.draw = list(e["draw"])
+                continue
+            r = rank_of(c)
+            if r == "D2":
+                self.read_draw(fp, "draw2", n=2)
+                self.expect("skip", "(first flip Draw Two)", p=fp)
+                return self.nxt(fp)
+            if r == "S":
+                self.expect("skip", "(first flip Skip)", p=fp)
+                return self.nxt(fp)
+            if r == "R":
+                self.dir = -1
+                e = self.expect("reverse", "(first flip Reverse)")
+                if e["direction"] != -1:
+                    self.bad(f"reverse.direction is {e['direction']}, expected -1")
+                return self.dealer
+            return fp  # W (or WX): the first player names the color in their turn event
+
+    # --- turns -------------------------------------------------------------
+
+    def turn_start(self, e: dict[str, Any]) -> None:
+        """Check a turn event (color, top), count it, and read a Don't Talk slip."""
+        p = e["p"]
+        if self.color is None:
+            if e["color"] not in COLORS:
+                self.abort(
+                    f"turn.color {e['color']!r} is not a color (naming the flipped wild)"
+                )
+            self.color = e["color"]
+        elif e["color"] != self.color:
+            self.bad(f"turn.color is {e['color']}, active color is {self.color}")
+        if e["top"] != self.discard[-1]:
+            self.bad(f"turn.top is {e['top']}, top discard is {self.discard[-1]}")
+        self.turns += 1
+        nx = self.peek()
+        if self.is_(nx, "slip"):
+            s = self.take()
+            if s["p"] != p or p not in self.silenced:
+                self.abort(
+                    f"slip for seat {s['p']}, which is not a silenced seat starting its "
+                    f"turn (silenced: {sorted(self.silenced)}, turn of {p})"
+                )
+            if self.rate("dont_talk_slip_rate") == 0:
+                self.bad(f"seat {p} slips with dont_talk_slip_rate 0")
+            self.read_draw(p, "dont_talk", n=3)
+        elif p in self.silenced and self.rate("dont_talk_slip_rate") == 1:
+            self.bad(f"silenced seat {p} does not slip with dont_talk_slip_rate 1")
+
+    def regular_turn(self, p: int) -> int | None:
+        e = self.expect("turn", p=p)
+        self.turn_start(e)
+        self.window = False
+        nx = self.peek()
+        if self.is_(nx, "play", p=p):
+            e = self.take()
+            self.judge_play(p, e["card"])
+            self.apply_play(e, p)
+            return self.after_play(p, e["card"], None)
+        if self.is_(nx, "draw", p=p, cause="turn"):
+            c = self.has_legal(p) if p in self.random_seats else None
+            if c is not None:
+                self.bad(f"random policy: seat {p} draws while holding the legal {c}", self.i)
+            return self.turn_draw(p)
+        if self.available() == 0 and not self.is_(nx, "play"):
+            c = self.has_legal(p) if p in self.random_seats else None
+            if c is not None:
+                self.bad(f"random policy: seat {p} passes while holding the legal {c}")
+            return self.nxt(p)  # nothing to draw and no play: the turn passes
+        self.abort(
+            f"seat {p} neither plays nor draws on its turn; found {_desc(nx)}", self.i
+        )
+        return None
+
+    def turn_draw(self, p: int) -> int | None:
+        if self.R.draw_until_play:
+            cards = self.read_draw(p, "turn", stop=self.legal)
+        else:
+            cards = self.read_draw(p, "turn", n=1)
+        if not cards:
+            return self.nxt(p)
+        last = cards[-1]
+        nx = self.peek()
+        if self.is_(nx, "play", p=p):
+            e = self.take()
+            if e["card"] != last:
+                self.abort(
+                    f"seat {p} plays {e['card']} after drawing; only the drawn card "
+                    f"{last} may be played"
+                )
+            self.judge_play(p, last)
+            self.apply_play(e, p)
+            return self.after_play(p, last, None)
+        if self.legal(last, self.without(p, last)):
+            if self.R.draw_until_play:
+                self.bad(
+                    f"draw_until_play: seat {p} drew the playable {last} but did not "
+                    "play it"
+                )
+            elif p in self.random_seats:
+                self.bad(f"random policy: seat {p} keeps the playable drawn {last}")
+        return self.nxt(p)
+
+    def judge_play(self, p: int, card: str) -> None:
+        """Check a turn play's legality; a WD4's legality is remembered for a challenge."""
+        if card not in TOKENS:
+            self.abort(f"unknown card {card!r}")
+        if self.hands[p][card] <= 0:
+            self.abort(
+                f"seat {p} plays {card}, which it does not hold "
+                f"(hand {sorted(self.hands[p].elements())})"
+            )
+        others = self.without(p, card)
+        if card == "WD4":
+            self.wd4_illegal = not self.wd4_ok(others)
+            self.wd4_idx = self.cur
+        elif not self.legal(card, others):
+            self.bad(
+                f"illegal play: seat {p} plays {card} on {self.discard[-1]} with active "
+                f"color {self.color}"
+            )
+
+    def apply_play(self, e: dict[str, Any], p: int) -> None:
+        card, color = e["card"], e["color"]
+        if card not in TOKENS:
+            self.abort(f"unknown card {card!r}")
+        if self.hands[p][card] <= 0:
+            self.abort(f"seat {p} plays {card}, which it does not hold")
+        if color not in COLORS:
+            self.bad(f"play.color {color!r} is not a color")
+            color = color_of(card) or self.color
+        elif not is_wild(card) and color != color_of(card):
+            self.bad(f"play.color is {color} for the colored card {card}")
+            color = color_of(card)
+        self.take_card(p, card)
+        self.discard.append(card)
+        self.color = color
+        self.top_player = p
+
+    def done(self, seat: int) -> int:
+        """A play has fully resolved: a jump-in may come before ``seat``'s turn."""
+        self.window = True
+        return seat
+
+    def after_play(
+        self, p: int, card: str, chain: tuple[int, int] | None
+    ) -> int | None:
+        """Everything a play sets off, in the engine's order (TRACE.md, RULES sec. 10).
+        ``chain``: (total, length) of the stack this card was added to. Returns the seat of
+        the next regular turn, or None when the round ended."""
+        if card == "WX":
+            self.special(p)
+        left = self.hands[p].total()
+        nx = self.peek()
+        if left == 1:
+            self.uno(p)
+        elif self.is_(nx, "uno"):
+            self.abort(f"uno event but seat {nx.get('p')} holds {left} card(s)", self.i)
+        r = rank_of(card)
+        if left == 0:
+            if r in ("D2", "WD4"):
+                total = (chain[0] if chain else 0) + (2 if r == "D2" else 4)
+                length = (chain[1] if chain else 0) + 1
+                cause = ("draw2" if r == "D2" else "wd4") if length == 1 else "stack"
+                self.read_draw(self.nxt(p), cause, n=total)
+            self.expect_end(p, f"(seat {p} played its last card)")
+            return None
+        if self.R.seven_o and r == "7":
+            e = self.expect("swap", "(Seven-O)", a=p)
+            b = e["b"]
+            if b == p or b not in self.active_set:
+                self.abort(f"swap with seat {b}, not another seat in the round")
+            self.hands[p], self.hands[b] = self.hands[b], self.hands[p]
+        elif self.R.seven_o and r == "0":
+            e = self.expect("rotate", "(Seven-O)")
+            if e["direction"] != self.dir:
+                self.bad(
+                    f"rotate.direction is {e['direction']}, direction of play is {self.dir}"
+                )
+            old = {s: self.hands[s] for s in self.active}
+            for s in self.active:
+                self.hands[self.nxt(s)] = old[s]
+        elif r == "S":
+            v = self.nxt(p)
+            self.expect("skip", "(Skip)", p=v)
+            return self.done(self.nxt(v))
+        elif r == "R":
+            if len(self.active) == 2 and self.R.two_player_reverse:
+                self.expect("skip", "(two-player Reverse)", p=self.nxt(p))
+                return self.done(p)
+            self.dir = -self.dir
+            e = self.expect("reverse")
+            if e["direction"] != self.dir:
+                self.abort(
+                    f"reverse.direction is {e['direction']}, expected {self.dir}"
+                )
+            return self.done(self.nxt(p))
+        elif r in ("D2", "WD4"):
+            return self.penalty(p, card, chain)
+        return self.done(self.nxt(p))
+
+    def penalty(self, p: int, card: str, chain: tuple[int, int] | None) -> int | None:
+        """The next player's answer to a Draw Two or WD4: accept, challenge or stack."""
+        R = self.R
+        d2 = rank_of(card) == "D2"
+        total = (chain[0] if chain else 0) + (2 if d2 else 4)
+        length = (chain[1] if chain else 0) + 1
+        illegal = (not d2) and self.wd4_illegal
+        self.wd4_illegal = False
+        v = self.nxt(p)
+        can_stack = (R.d2_on_d2 or R.wd4_on_d2) if d2 else (R.wd4_on_wd4 or R.d2_on_wd4)
+        nx = self.peek()
+        if self.is_(nx, "challenge"):
+            e = self.take()
+            if d2 or length > 1:
+                self.abort(
+                    "challenge of a card that cannot be challenged (only a WD4 that "
+                    "starts a chain can be)"
+                )
+            if e["p"] != v or e["target"] != p:
+                self.abort(
+                    f"challenge by {e['p']} of {e['target']}; expected {v} of {p}"
+                )
+            if v in self.random_seats:
+                self.bad(f"random policy: seat {v} challenges")
+            if e["success"] != illegal:
+                self.bad(
+                    f"challenge.success is {e['success']} but the WD4 was "
+                    f"{'illegal' if illegal else 'legal'}"
+                )
+            if illegal:
+                self.read_draw(p, "challenge", n=4)
+                return v  # the challenger takes a normal turn
+            self.read_draw(v, "challenge", n=6)
+            self.expect("skip", "(failed challenge)", p=v)
+            return self.done(self.nxt(v))
+        if illegal and not self.allow_bluffs:
+            held = "the active color" + (" or a wild" if R.wd4_wilds_block else "")
+            self.bad(
+                f"illegal WD4: seat {p} held {held} and nobody challenged", self.wd4_idx
+            )
+        if can_stack and self.is_(nx, "turn", p=v):
+            if self.turns >= R.max_turns:
+                self.abort("a stacking turn starts after max_turns turns")
+            self.turn_start(self.take())
+            self.window = False
+            e = self.expect("play", "(stacking)", p=v)
+            s_card = e["card"]
+            if s_card not in TOKENS or self.hands[v][s_card] <= 0:
+                self.abort(f"seat {v} stacks {s_card}, which it does not hold")
+            top = self.discard[-1]
+            sr = rank_of(s_card)
+            if sr == "D2":
+                if d2 and not R.d2_on_d2:
+                    self.bad(
+                        "Draw Two stacked on Draw Two, draw_two_on_draw_two is off"
+                    )
+                if not d2:
+                    if not R.d2_on_wd4:
+                        self.bad("Draw Two stacked on WD4, draw_two_on_wd4 is off")
+                    if color_of(s_card) != self.color:
+                        self.bad(
+                            f"stacked {s_card} does not match the named color {self.color}"
+                        )
+            elif sr == "WD4":
+                if d2 and not R.wd4_on_d2:
+                    self.bad("WD4 stacked on Draw Two, wd4_on_draw_two is off")
+                if not d2 and not R.wd4_on_wd4:
+                    self.bad("WD4 stacked on WD4, wd4_on_wd4 is off")
+                if not self.wd4_ok(self.without(v, s_card)) and not self.allow_bluffs:
+                    self.bad(
+                        f"illegal stacked WD4: seat {v} holds the active color {self.color}"
+                        f"{' or a wild' if R.wd4_wilds_block else ''}"
+                    )
+            else:
+                self.abort(
+                    f"seat {v} stacks {s_card} on {top}; only Draw Two / WD4 stack"
+                )
+            self.apply_play(e, v)
+            self.wd4_illegal = False
+            return self.after_play(v, s_card, (total, length))
+        if can_stack and v in self.random_seats:
+            c = self.stackable(v, d2)
+            if c is not None:
+                self.bad(f"random policy: seat {v} accepts the penalty holding the "
+                         f"stackable {c}", self.i)
+        cause = ("draw2" if d2 else "wd4") if length == 1 else "stack"
+        self.read_draw(v, cause, n=total)
+        self.expect("skip", f"(after drawing the {cause} penalty)", p=v)
+        return self.done(self.nxt(v))
+
+    def stackable(self, v: int, on_d2: bool) -> str | None:
+        """A card seat ``v`` could legally stack on the pending Draw Two / WD4."""
+        R = self.R
+        for c in self.hands[v]:
+            if rank_of(c) == "D2" and (
+                R.d2_on_d2 if on_d2 else R.d2_on_wd4 and color_of(c) == self.color
+            ):
+                return c
+            if c == "WD4" and (R.wd4_on_d2 if on_d2 else R.wd4_on_wd4):
+                if self.wd4_ok(self.without(v, c)):
+                    return c
+        return None
+
+    def special(self, p: int) -> None:
+        """The edition special wild's effect and the draws it causes (RULES sec. 4)."""
+        e = self.expect("special", p=p)
+        if e["card"] != "WX":
+            self.bad(f"special.card is {e['card']}, expected WX")
+        sp = self.R.special
+        others = self.others(p)
+        t, out = e["target"], e["outcome"]
+        if sp == "movie_madness":
+            if t not in others:
+                self.abort(
+                    f"Movie Madness target {t!r} is not another seat in the round"
+                )
+            fail = self.rate("movie_madness_fail_rate")
+            if (out == "failed" and fail == 0) or (out == "named" and fail == 1):
+                self.bad(f"Movie Madness outcome {out!r} with fail rate {fail}")
+            if out == "failed":
+                self.read_draw(t, "special", n=4)
+            elif out != "named":
+                self.bad(f"Movie Madness outcome {out!r}, expected 'named' or 'failed'")
+        elif sp == "wishing_star":
+            if t is not None:
+                self.bad(f"Wishing Star target is {t}, expected null")
+            showing = [
+                s for s in others if any(self.hands[s][c] > 0 for c in self.icons)
+            ]
+            if (
+                not isinstance(out, list)
+                or len(set(out)) != len(out)
+                or set(out) != set(showing)
+            ):
+                self.bad(
+                    f"Wishing Star outcome {out!r}, seats holding an icon card: {showing}"
+                )
+            icons = self.icons
+            for s in others:
+                if s not in showing:
+                    self.read_draw(s, "special", stop=lambda c, _h: c in icons)
+        elif sp == "dont_talk":
+            if t not in others:
+                self.abort(f"Don't Talk target {t!r} is not another seat in the round")
+            if out != "silenced":
+                self.bad(f"Don't Talk outcome {out!r}, expected 'silenced'")
+            self.silenced.add(t)
+        else:
+            self.abort("special event, but the edition has no special wild")
+
+    def uno(self, p: int) -> None:
+        e = self.expect("uno", f"(seat {p} is down to one card)", p=p)
+        called, caught = e["called"], e["caught"]
+        if not isinstance(called, bool) or not isinstance(caught, bool):
+            self.bad("uno.called and uno.caught must be booleans")
+        if called and caught:
+            self.bad("uno is both called and caught")
+        forget, catch = self.rate("uno_forget_rate"), self.rate("uno_catch_rate")
+        if (not called and forget == 0) or (called and forget == 1):
+            self.bad(f"uno.called is {called} with uno_forget_rate {forget}")
+        if not called and ((caught and catch == 0) or (not caught and catch == 1)):
+            self.bad(f"uno.caught is {caught} with uno_catch_rate {catch}")
+        if not called and caught:
+            self.read_draw(p, "uno", n=self.R.uno_penalty)
+        if called and self.silenced:
+            want = set(self.silenced)
+            while want:
+                s = self.expect("silence_end", f"(seats {sorted(want)} are silenced)")
+                if s["p"] not in want:
+                    self.abort(
+                        f"silence_end for seat {s['p']}; silenced: {sorted(want)}"
+                    )
+                want.discard(s["p"])
+            self.silenced.clear()
+
+    def jump_window(self, seat: int) -> int | None:
+        """Jump-ins after a resolved play (RULES sec. 6 and 10)."""
+        while self.window and self.R.jump_in and not is_wild(self.discard[-1]):
+            nx = self.peek()
+            top = self.discard[-1]
+            tp = self.top_player
+            first = (
+                next((s for s in self.others(tp) if self.hands[s][top] > 0), None)
+                if (tp is not None)
+                else None
+            )
+            if self.is_(nx, "jump"):
+                e = self.take()
+                p, card = e["p"], e["card"]
+                if card != top:
+                    self.abort(
+                        f"seat {p} jumps in with {card} on {top}; it must be identical"
+                    )
+                if p == tp or p not in self.active_set:
+                    self.abort(
+                        f"seat {p} jumps in on its own card or is not in the round"
+                    )
+                if self.hands[p][card] <= 0:
+                    self.abort(f"seat {p} jumps in with {card}, which it does not hold")
+                if p != first:
+                    self.bad(
+                        f"seat {p} jumps in, but seat {first} comes first in turn order "
+                        f"holding {top}"
+                    )
+                if self.jumps >= self.R.max_turns:
+                    self.bad("a jump-in starts after max_turns jump-ins")
+                self.jumps += 1
+                e = self.expect("play", "(jump-in)", p=p, card=card)
+                self.apply_play(e, p)
+                self.window = False
+                nseat = self.after_play(p, card, None)
+                if nseat is None:
+                    return None
+                seat = nseat
+                continue
+            if (
+                first in self.random_seats
+                and self.jumps < self.R.max_turns
+                and not self.is_(nx, "end")
+            ):
+                self.bad(
+                    f"random policy: seat {first} holds {top} and does not jump in",
+                    self.i,
+                )
+            if (
+                self.is_(nx, "end")
+                and nx.get("winner") is None
+                and first is not None
+                and self.jumps >= self.R.max_turns
+            ):
+                self.expect_end(None, "(stalemate: max_turns jump-ins)")
+                return None
+            break
+        nx = self.peek()
+        if self.is_(nx, "jump"):
+            self.abort(
+                "jump-in where none may come (house rule off, wild on top, or no play "
+                "has just resolved)",
+                self.i,
+            )
+        self.window = False
+        return seat
+
+    # --- end of a round ----------------------------------------------------
+
+    def expect_end(self, winner: int | None, why: str) -> None:
+        e = self.expect("end", why)
+        if e["winner"] != winner:
+            self.bad(f"end.winner is {e['winner']}, expected {winner}")
+        hands = e["hands"]
+        if not isinstance(hands, list) or len(hands) != self.players:
+            self.bad("end.hands does not list every seat")
+        else:
+            for s in range(self.players):
+                if not isinstance(hands[s], list) or Counter(hands[s]) != self.hands[s]:
+                    self.bad(
+                        f"end.hands[{s}] is {hands[s]}, replayed hand is "
+                        f"{sorted(self.hands[s].elements())}"
+                    )
+        if e["turns"] != self.turns:
+            self.bad(
+                f"end.turns is {e['turns']}, the round has {self.turns} turn events"
+            )
+        pts = self.round_points(winner)
+        if e["points"] != pts:
+            self.bad(
+                f"end.points is {e['points']}, expected {pts} ({self.R.scoring} scoring)"
+            )
+        total = sum(h.total() for h in self.hands) + len(self.draw) + len(self.discard)
+        if total != self.deck_size:
+            self.bad(
+                f"card conservation: {total} cards in hands and piles, deck has "
+                f"{self.deck_size}"
+            )
+        self.round_end = (winner, pts)
+
+    def round_points(self, w: int | None) -> int:
+        """RULES sec. 5: what the round scores; a stalemate scores nothing."""
+        if w is None:
+            return 0
+        sp = self.R.special_points
+        pts = [hand_points(h, sp) for h in self.hands]
+        if self.R.scoring == "partners" and self.players == 4:
+            return pts[(w + 1) % 4] + pts[(w + 3) % 4]
+        if self.R.scoring in ("lowest", "elimination"):
+            return sum(pts)
+        return sum(pts) - pts[w]
+
+    def after_round(self) -> None:
+        """The score event (match mode) and whether the match is decided."""
+        g = self.game
+        assert g is not None
+        w, pts = self.round_end
+        sp = self.R.special_points
+        if w is not None:
+            if g.scoring == "partners":
+                g.scores[w] += pts
+                g.scores[(w + 2) % 4] += pts
+            elif g.scoring in ("lowest", "elimination"):
+                for s in range(self.players):
+                    g.scores[s] += hand_points(self.hands[s], sp)
+            else:
+                g.scores[w] += pts
+        nx = self.peek()
+        if g.mode == "match" and not self.is_(nx, "score"):
+            self.abort(
+                f"expected score after the round's end, found {_desc(nx)}", self.i
+            )
+        if self.is_(nx, "score"):
+            e = self.take()
+            if e["scores"] != g.scores:
+                self.bad(f"score.scores is {e['scores']}, expected {g.scores}")
+            elim = e.get("eliminated", [])
+            if g.scoring == "elimination":
+                want = sorted(s for s in range(g.players) if g.scores[s] >= g.target)
+                if "eliminated" not in e or sorted(elim or []) != want:
+                    self.bad(f"score.eliminated is {elim}, expected {want}")
+            elif elim:
+                self.bad(f"score.eliminated is {elim} without elimination scoring")
+        if g.mode == "round":
+            g.done = True
+            g.winner = None if w is None else {w}
+            return
+        prev = set(g.eliminated)
+        if g.scoring == "elimination":
+            g.eliminated = {s for s in range(g.players) if g.scores[s] >= g.target}
+        self.decide_match(g, prev)
+
+    def decide_match(self, g: _Game, prev_elim: set[int] | None = None) -> None:
+        """Is the match over after this round's totals, and who won it?"""
+        sc = g.scores
+        if g.scoring == "elimination":
+            left = [s for s in range(g.players) if s not in g.eliminated]
+            if len(left) <= 1:
+                g.done = True
+                if left:
+                    g.winner = set(left)
+                else:  # everyone left crossed at once: the lowest of them (assumption)
+                    last = [
+                        s for s in range(g.players) if s not in (prev_elim or set())
+                    ]
+                    last = last or list(range(g.players))
+                    m = min(sc[s] for s in last)
+                    g.winner = {s for s in last if sc[s] == m}
+            return
+        if any(x >= g.target for x in sc):
+            g.done = True
+            if g.scoring == "lowest":
+                m = min(sc)
+                g.winner = {s for s in range(g.players) if sc[s] == m}
+            else:
+                g.winner = {s for s in range(g.players) if sc[s] >= g.target}
+
+    def match_end(self) -> None:
+        e = self.take()
+        g = self.game
+        if g is None:
+            self.abort("match_end without a match")
+            return
+        if g.ended:
+            self.abort("a second match_end")
+        g.ended = True
+        if e["scores"] != g.scores:
+            self.bad(f"match_end.scores is {e['scores']}, expected {g.scores}")
+        got = _seats(e["winner"])
+        if g.done:
+            if got != g.winner:
+                want = sorted(g.winner) if g.winner is not None else None
+                self.bad(f"match_end.winner is {e['winner']}, expected {want}")
+        elif got is not None or g.rounds < g.max_rounds:
+            self.bad(
+                f"match_end after {g.rounds} round(s) with no decision (scores {g.scores}, "
+                f"target {g.target})"
+            )

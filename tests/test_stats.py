@@ -1,0 +1,374 @@
+"""Tests for unosim.stats: textbook values, agreement with numpy/scipy on
+expanded samples, calibration under a true null, and exact verdict wording."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pytest
+from scipy import stats as st
+
+from unosim.stats import (
+    HistSummary,
+    MeanDiff,
+    ProportionDiff,
+    bootstrap_diff_hist,
+    chi_square_uniform,
+    ci_decimals,
+    diff_of_means_hist,
+    format_ci,
+    mann_whitney_hist,
+    quantile_hist,
+    summarize_hist,
+    two_proportion_test,
+    verdict_length,
+    verdict_rate,
+    wilson_interval,
+)
+
+
+def expand(hist: np.ndarray) -> np.ndarray:
+    return np.repeat(np.arange(len(hist)), hist)
+
+
+def turns_hist(rng: np.random.Generator, n: int, shift: int = 0) -> np.ndarray:
+    """A skewed, heavily tied turns-per-round-like histogram."""
+    return np.bincount(rng.negative_binomial(4, 0.1, size=n) + 8 + shift)
+
+
+# --------------------------------------------------------------------------- #
+# Wilson and Newcombe: published values
+# --------------------------------------------------------------------------- #
+
+# Newcombe (1998) Stat Med 17:857-872, Table I, method 3 (Wilson score, no CC).
+WILSON_CASES = [
+    (81, 263, 0.2553, 0.3662),
+    (15, 148, 0.0624, 0.1605),
+    (0, 20, 0.0000, 0.1611),
+    (1, 29, 0.0061, 0.1718),
+    (29, 29, 0.8830, 1.0000),
+    (0, 10, 0.0000, 0.2775),
+]
+
+
+@pytest.mark.parametrize(("k", "n", "low", "high"), WILSON_CASES)
+def test_wilson_textbook(k: int, n: int, low: float, high: float) -> None:
+    rate, lo, hi = wilson_interval(k, n)
+    assert rate == pytest.approx(k / n)
+    assert round(lo, 4) == low
+    assert round(hi, 4) == high
+
+
+def test_wilson_81_of_263_rate() -> None:
+    assert round(wilson_interval(81, 263)[0], 4) == 0.3080
+
+
+def test_wilson_bounds_exact_at_extremes() -> None:
+    assert wilson_interval(0, 10)[1] == 0.0
+    assert wilson_interval(10, 10)[2] == 1.0
+
+
+def test_wilson_edge_cases() -> None:
+    assert all(math.isnan(x) for x in wilson_interval(0, 0))
+    with pytest.raises(ValueError):
+        wilson_interval(5, 3)
+
+
+# Newcombe (1998) Stat Med 17:873-890, Table II, method 10 (hybrid score).
+# He reports p1 - p2; our diff is p2 - p1, so the baseline is his second group.
+NEWCOMBE_CASES = [
+    ((56, 70), (48, 80), 0.0524, 0.3339),
+    ((9, 10), (3, 10), 0.1705, 0.8090),
+    ((5, 56), (0, 29), -0.0381, 0.1926),
+    ((0, 10), (0, 20), -0.1611, 0.2775),
+    ((0, 10), (0, 10), -0.2775, 0.2775),
+    ((10, 10), (0, 20), 0.6791, 1.0000),
+    ((10, 10), (0, 10), 0.6075, 1.0000),
+]
+
+
+@pytest.mark.parametrize(("g1", "g2", "low", "high"), NEWCOMBE_CASES)
+def test_newcombe_textbook(g1, g2, low: float, high: float) -> None:
+    r = two_proportion_test(g2[0], g2[1], g1[0], g1[1])
+    assert r.diff == pytest.approx(g1[0] / g1[1] - g2[0] / g2[1])
+    assert round(r.low, 4) == low
+    assert round(r.high, 4) == high
+
+
+def test_two_proportion_pvalue_matches_pooled_z() -> None:
+    r = two_proportion_test(253, 1000, 271, 1000)
+    p = (253 + 271) / 2000
+    z = (0.271 - 0.253) / math.sqrt(p * (1 - p) * (2 / 1000))
+    assert r.p_value == pytest.approx(2 * st.norm.sf(abs(z)))
+    assert (r.rate1, r.rate2) == (0.253, 0.271)
+    # chi-square on the 2x2 table without Yates correction is the same test
+    chi = st.chi2_contingency([[253, 747], [271, 729]], correction=False)
+    assert r.p_value == pytest.approx(chi.pvalue)
+
+
+def test_two_proportion_edge_cases() -> None:
+    r = two_proportion_test(0, 0, 3, 10)
+    assert math.isnan(r.diff) and math.isnan(r.p_value)
+    assert r.rate2 == 0.3
+    assert two_proportion_test(0, 10, 0, 20).p_value == 1.0
+
+
+def test_chi_square_uniform() -> None:
+    assert chi_square_uniform([250, 250, 250, 250]) == pytest.approx(1.0)
+    counts = [271, 253, 240, 236]
+    assert chi_square_uniform(counts) == pytest.approx(st.chisquare(counts).pvalue)
+    assert chi_square_uniform([400, 200, 200, 200]) < 1e-10
+    assert math.isnan(chi_square_uniform([0, 0, 0]))
+    assert math.isnan(chi_square_uniform([5]))
+
+
+# --------------------------------------------------------------------------- #
+# Histogram summaries
+# --------------------------------------------------------------------------- #
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_summarize_matches_numpy(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    h = turns_hist(rng, 997)
+    x = expand(h)
+    s = summarize_hist(h)
+    assert s.n == x.size
+    assert s.mean == pytest.approx(x.mean(), rel=1e-12)
+    assert s.std == pytest.approx(x.std(ddof=1), rel=1e-12)
+    assert s.sem == pytest.approx(st.sem(x), rel=1e-12)
+    assert (s.min, s.max) == (x.min(), x.max())
+    for got, q in [(s.median, 0.5), (s.p10, 0.1), (s.p90, 0.9)]:
+        assert got == np.quantile(x, q, method="inverted_cdf")
+    ci = st.t.interval(0.95, x.size - 1, loc=x.mean(), scale=st.sem(x))
+    assert (s.ci_low, s.ci_high) == pytest.approx(ci, rel=1e-12)
+
+
+def test_quantile_matches_numpy_inverted_cdf() -> None:
+    rng = np.random.default_rng(7)
+    for n in (1, 2, 3, 10, 11, 100, 101):
+        h = np.bincount(rng.integers(0, 6, size=n), minlength=9)
+        x = expand(h)
+        for q in np.linspace(0, 1, 41):
+            assert quantile_hist(h, q) == np.quantile(x, q, method="inverted_cdf")
+
+
+def test_summarize_small_and_empty() -> None:
+    empty = summarize_hist(np.zeros(5, dtype=np.int64))
+    assert empty.n == 0
+    assert all(
+        math.isnan(getattr(empty, f)) for f in ("mean", "std", "median", "ci_low")
+    )
+    assert summarize_hist([]).n == 0
+    one = summarize_hist([0, 0, 0, 1])
+    assert (one.n, one.mean, one.median, one.min, one.max) == (1, 3.0, 3.0, 3.0, 3.0)
+    assert math.isnan(one.std) and math.isnan(one.sem) and math.isnan(one.ci_low)
+    const = summarize_hist([0, 0, 5])
+    assert const.std == 0.0 and const.ci_low == const.ci_high == 2.0
+    assert isinstance(const, HistSummary)
+    assert math.isnan(quantile_hist([0, 0], 0.5))
+
+
+def test_histogram_validation() -> None:
+    with pytest.raises(ValueError):
+        summarize_hist([1, -1])
+    with pytest.raises(ValueError):
+        summarize_hist([[1, 2]])
+    with pytest.raises(ValueError):
+        summarize_hist([1.5, 2.0])
+    assert summarize_hist([1.0, 2.0]).n == 3
+
+
+# --------------------------------------------------------------------------- #
+# Two-sample comparisons
+# --------------------------------------------------------------------------- #
+
+
+def test_welch_matches_scipy() -> None:
+    rng = np.random.default_rng(11)
+    h1, h2 = turns_hist(rng, 300), turns_hist(rng, 450, shift=3)
+    x1, x2 = expand(h1), expand(h2)
+    r = diff_of_means_hist(h1, h2)
+    ref = st.ttest_ind(x2, x1, equal_var=False)
+    assert r.diff == pytest.approx(x2.mean() - x1.mean(), rel=1e-12)
+    assert r.p_value == pytest.approx(ref.pvalue, rel=1e-9)
+    assert (r.low, r.high) == pytest.approx(
+        tuple(ref.confidence_interval(0.95)), rel=1e-9
+    )
+    assert r.rel_change == pytest.approx(r.diff / x1.mean())
+
+
+def test_welch_edge_cases() -> None:
+    r = diff_of_means_hist([], [0, 3])
+    assert math.isnan(r.mean1) and math.isnan(r.p_value) and r.mean2 == 1.0
+    const = diff_of_means_hist([0, 4], [0, 0, 4])
+    assert (const.diff, const.low, const.high, const.p_value) == (1.0, 1.0, 1.0, 0.0)
+    assert diff_of_means_hist([0, 4], [0, 4]).p_value == 1.0
+    assert math.isnan(diff_of_means_hist([3], [1, 2]).rel_change)  # mean1 == 0
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("cont", [True, False])
+def test_mann_whitney_matches_scipy(seed: int, cont: bool) -> None:
+    rng = np.random.default_rng(seed)
+    n1, n2 = rng.integers(3, 40, size=2)
+    h1 = np.bincount(rng.integers(0, 6, size=n1), minlength=6)
+    h2 = np.bincount(rng.integers(1, 8, size=n2), minlength=3)  # different lengths
+    u, p = mann_whitney_hist(h1, h2, use_continuity=cont)
+    ref = st.mannwhitneyu(
+        expand(h1), expand(h2), use_continuity=cont, method="asymptotic"
+    )
+    assert u == ref.statistic
+    assert p == pytest.approx(ref.pvalue, rel=1e-10)
+
+
+def test_mann_whitney_edge_cases_and_scale() -> None:
+    assert all(math.isnan(x) for x in mann_whitney_hist([], [1, 2]))
+    assert mann_whitney_hist([0, 5], [0, 7]) == (17.5, 1.0)  # all tied
+    # millions of rounds: O(bins), exact U
+    rng = np.random.default_rng(5)
+    h1 = turns_hist(rng, 2000) * 1000
+    h2 = turns_hist(rng, 2000, shift=1) * 1000
+    t0 = time.perf_counter()
+    u, p = mann_whitney_hist(h1, h2)
+    assert time.perf_counter() - t0 < 0.1
+    assert u == int(u * 2) / 2 and 0 <= u <= h1.sum() * h2.sum()
+    assert p < 1e-6
+
+
+def test_bootstrap_reproducible_and_sane() -> None:
+    rng = np.random.default_rng(21)
+    h1, h2 = turns_hist(rng, 3000), turns_hist(rng, 3000, shift=4)
+    a = bootstrap_diff_hist(h1, h2, stat="median", n_boot=400, seed=3)
+    b = bootstrap_diff_hist(h1, h2, stat="median", n_boot=400, seed=3)
+    assert a == b
+    x1, x2 = expand(h1), expand(h2)
+    obs = np.quantile(x2, 0.5, method="inverted_cdf") - np.quantile(
+        x1, 0.5, method="inverted_cdf"
+    )
+    assert a[0] == obs and a[1] <= obs <= a[2] and a[1] > 0
+    # the bootstrap CI of the mean difference should be close to Welch's
+    d, lo, hi = bootstrap_diff_hist(h1, h2, stat="mean", n_boot=1000, seed=np.int64(9))
+    w = diff_of_means_hist(h1, h2)
+    assert d == pytest.approx(w.diff)
+    assert (hi - lo) == pytest.approx(w.high - w.low, rel=0.15)
+    assert bootstrap_diff_hist(h1, h2, stat="p90", n_boot=50)[0] == pytest.approx(
+        quantile_hist(h2, 0.9) - quantile_hist(h1, 0.9)
+    )
+
+
+def test_bootstrap_edge_cases() -> None:
+    assert all(math.isnan(x) for x in bootstrap_diff_hist([], [1, 2]))
+    with pytest.raises(ValueError):
+        bootstrap_diff_hist([1, 2], [2, 1], stat="mode")
+
+
+def test_null_difference_is_rarely_significant() -> None:
+    """Same distribution, different seeds: about 5% false positives at alpha=5%."""
+    reps, n = 200, 1000
+    sig_t = sig_mw = sig_prop = 0
+    for i in range(reps):
+        r1, r2 = np.random.default_rng(10_000 + i), np.random.default_rng(20_000 + i)
+        h1, h2 = turns_hist(r1, n), turns_hist(r2, n)
+        sig_t += diff_of_means_hist(h1, h2).p_value < 0.05
+        sig_mw += mann_whitney_hist(h1, h2)[1] < 0.05
+        k1, k2 = r1.binomial(n, 0.27), r2.binomial(n, 0.27)
+        sig_prop += two_proportion_test(k1, n, k2, n).p_value < 0.05
+    for sig in (sig_t, sig_mw, sig_prop):
+        assert 0.88 <= 1 - sig / reps <= 0.99
+
+
+# --------------------------------------------------------------------------- #
+# Formatting and verdicts
+# --------------------------------------------------------------------------- #
+
+
+def test_ci_decimals_and_format_ci() -> None:
+    assert ci_decimals(41.10, 41.36) == 2  # half-width 0.13 -> 0.13
+    assert ci_decimals(4.8, 5.4) == 2  # 0.30
+    assert ci_decimals(0.0, 0.1992) == 2  # 0.0996 rounds to 0.10, not 0.100
+    assert ci_decimals(10, 30) == 0
+    assert ci_decimals(1.0, 1.0) == 1
+    assert format_ci(41.2345, 41.1012, 41.3651) == "41.23 (95% CI 41.10–41.37)"
+    assert format_ci(0.1, -0.2, 0.4) == "0.10 (95% CI -0.20 to 0.40)"
+    assert format_ci(1234.5, 1200.0, 1269.0, conf=0.9) == "1,234 (90% CI 1,200–1,269)"
+
+
+def test_verdict_longer() -> None:
+    d = MeanDiff(41.234, 46.301, 5.067, 4.771, 5.363, 5.067 / 41.234, 1e-40)
+    assert verdict_length(
+        "Standard rules",
+        "Stacking (Draw Two on Draw Two)",
+        d,
+        100_000,
+        100_000,
+        players=4,
+    ) == (
+        "Stacking (Draw Two on Draw Two) makes 4-player rounds 12.3% longer: "
+        "41.23 vs 46.30 turns (difference +5.07, 95% CI +4.77 to +5.36, "
+        "100,000 rounds each)."
+    )
+
+
+def test_verdict_shorter() -> None:
+    d = MeanDiff(46.3, 38.9, -7.4, -8.1, -6.7, -7.4 / 46.3, 1e-9)
+    assert verdict_length("standard", "seven-0 swapping", d, 20_000, 10_000) == (
+        "Seven-0 swapping makes rounds 16% shorter: 46.30 vs 38.90 turns "
+        "(difference -7.40, 95% CI -8.10 to -6.70, 20,000 and 10,000 rounds)."
+    )
+
+
+def test_verdict_not_significant() -> None:
+    d = MeanDiff(41.21, 41.31, 0.1, -0.2, 0.4, 0.1 / 41.21, 0.5213)
+    assert verdict_length("A", "Jump-in", d, 100_000, 100_000, players=4) == (
+        "Jump-in makes no significant difference to 4-player round length: "
+        "41.21 vs 41.31 turns (difference +0.10, 95% CI -0.20 to +0.40, "
+        "p = 0.52, 100,000 rounds each)."
+    )
+
+
+def test_verdict_from_real_histograms() -> None:
+    rng = np.random.default_rng(4)
+    h1, h2 = turns_hist(rng, 5000), turns_hist(rng, 5000, shift=6)
+    text = verdict_length("base", "Stacking", diff_of_means_hist(h1, h2), 5000, 5000)
+    assert text.startswith("Stacking makes rounds ") and "% longer: " in text
+    assert text.endswith(", 5,000 rounds each).")
+
+
+def test_verdict_not_enough_data() -> None:
+    d = diff_of_means_hist([], [])
+    assert verdict_length("A", "B", d, 0, 0) == (
+        "Not enough data to compare rounds under B with A (0 rounds each)."
+    )
+    r = two_proportion_test(0, 0, 0, 0)
+    assert verdict_rate("A", "B", "the first player wins", r, 0, 0).startswith(
+        "Not enough data"
+    )
+
+
+def test_verdict_rate() -> None:
+    r = ProportionDiff(0.0181, 0.0122, 0.0240, 1e-9, rate1=0.2530, rate2=0.2711)
+    assert verdict_rate(
+        "no stacking", "stacking", "the first player wins", r, 100_000, 100_000
+    ) == (
+        "With stacking the first player wins 27.11% of rounds vs 25.30% "
+        "(difference +1.81 points, 95% CI +1.22 to +2.40, 100,000 rounds each)."
+    )
+    ns = ProportionDiff(0.0011, -0.0049, 0.0071, 0.7213, rate1=0.2530, rate2=0.2541)
+    assert verdict_rate(
+        "no stacking", "stacking", "the first player wins", ns, 80_000, 80_000
+    ) == (
+        "With stacking the first player wins 25.41% of rounds vs 25.30%, "
+        "no significant difference (difference +0.11 points, 95% CI -0.49 to +0.71, "
+        "p = 0.72, 80,000 rounds each)."
+    )
+
+
+def test_verdict_rate_from_counts() -> None:
+    r = two_proportion_test(2530, 10_000, 2900, 10_000)
+    text = verdict_rate("A", "stacking", "the first player wins", r, 10_000, 10_000)
+    assert text.startswith(
+        "With stacking the first player wins 29.0% of rounds vs 25.3% ("
+    )

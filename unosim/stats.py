@@ -1,0 +1,532 @@
+"""Statistics on per-round histograms and win counts, plus plain-language verdicts.
+
+The simulator never keeps per-round samples: it aggregates each statistic into an
+exact integer histogram ``hist`` where ``hist[v]`` is the number of rounds whose
+value was ``v`` (turns, points, cards drawn, ...). Every function here works on
+those histograms directly, in time proportional to the number of bins, so that
+comparisons over millions of rounds cost no more than over a thousand.
+
+Conventions:
+
+* Quantiles use the *inverted CDF* definition (numpy ``method="inverted_cdf"``,
+  Hyndman & Fan type 1): the q-quantile is the smallest value ``v`` with
+  ``F(v) >= q``. It always returns an observed integer value ("median 41 turns"),
+  and the median of an even-sized sample is the lower of the two middle values.
+* Differences are always "second minus first" (``b - a``): the second argument is
+  the rule set being described, the first is the baseline.
+* Undefined quantities (empty histograms, a standard deviation from one round)
+  are ``nan`` rather than errors, so reports of sparse configurations still render.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import stats as _st
+
+__all__ = [
+    "HistSummary",
+    "MeanDiff",
+    "ProportionDiff",
+    "bootstrap_diff_hist",
+    "chi_square_uniform",
+    "ci_decimals",
+    "diff_of_means_hist",
+    "format_ci",
+    "mann_whitney_hist",
+    "quantile_hist",
+    "summarize_hist",
+    "two_proportion_test",
+    "verdict_length",
+    "verdict_rate",
+    "wilson_interval",
+]
+
+NAN = float("nan")
+
+
+# --------------------------------------------------------------------------- #
+# Histogram basics
+# --------------------------------------------------------------------------- #
+
+
+def _as_hist(hist: ArrayLike) -> np.ndarray:
+    """Validate a histogram and return it as int64, so callers can trust counts."""
+    h = np.asarray(hist)
+    if h.ndim != 1:
+        raise ValueError(f"histogram must be 1-D, got shape {h.shape}")
+    if (
+        h.size
+        and not np.issubdtype(h.dtype, np.integer)
+        and (not np.all(np.isfinite(h)) or np.any(h != np.round(h)))
+    ):
+        raise ValueError("histogram counts must be whole numbers")
+    h = h.astype(np.int64, copy=False)
+    if h.size and h.min() < 0:
+        raise ValueError("histogram counts must be non-negative")
+    return h
+
+
+def _pad(h1: np.ndarray, h2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bring two histograms to a common length so bins line up by value."""
+    m = max(h1.size, h2.size)
+    return np.pad(h1, (0, m - h1.size)), np.pad(h2, (0, m - h2.size))
+
+
+def _moments(h: np.ndarray) -> tuple[int, float, float]:
+    """(n, mean, sample variance) of a histogram; nan where undefined.
+
+    The variance is computed about the mean (two-pass) rather than from raw
+    power sums, which would lose precision for large values and counts.
+    """
+    n = int(h.sum())
+    if n == 0:
+        return 0, NAN, NAN
+    v = np.arange(h.size, dtype=np.float64)
+    hf = h.astype(np.float64)
+    mean = float(hf @ v) / n
+    if n < 2:
+        return n, mean, NAN
+    var = float(hf @ (v - mean) ** 2) / (n - 1)
+    return n, mean, var
+
+
+def _quantile_rows(counts: np.ndarray, q: float) -> np.ndarray:
+    """Inverted-CDF q-quantile of each row of a 2-D count array (vectorised)."""
+    cum = np.cumsum(counts, axis=1)
+    n = cum[:, -1]
+    k = np.maximum(np.ceil(q * n), 1)
+    return (cum >= k[:, None]).argmax(axis=1).astype(np.float64)
+
+
+def quantile_hist(hist: ArrayLike, q: float) -> float:
+    """Inverted-CDF q-quantile of a histogram: smallest v with F(v) >= q.
+
+    Matches ``np.quantile(expanded, q, method="inverted_cdf")``; chosen because
+    it always yields an observed value. ``nan`` for an empty histogram.
+    """
+    if not 0.0 <= q <= 1.0:
+        raise ValueError(f"q must be in [0, 1], got {q}")
+    h = _as_hist(hist)
+    if h.sum() == 0:
+        return NAN
+    return float(_quantile_rows(h[None, :], q)[0])
+
+
+@dataclass(frozen=True)
+class HistSummary:
+    """Descriptive statistics of one per-round histogram.
+
+    ``std`` is the sample standard deviation (ddof=1); ``ci_low``/``ci_high`` is
+    a t-based ``conf`` interval for the mean. Quantiles are inverted-CDF.
+    """
+
+    n: int
+    mean: float
+    std: float
+    sem: float
+    median: float
+    p10: float
+    p90: float
+    min: float
+    max: float
+    ci_low: float
+    ci_high: float
+    conf: float = 0.95
+
+
+def _t_crit(conf: float, df: float) -> float:
+    return float(_st.t.ppf(0.5 + conf / 2.0, df))
+
+
+def summarize_hist(hist: ArrayLike, conf: float = 0.95) -> HistSummary:
+    """Summarise a histogram without expanding it (O(bins), any number of rounds)."""
+    h = _as_hist(hist)
+    n, mean, var = _moments(h)
+    if n == 0:
+        return HistSummary(0, *([NAN] * 10), conf=conf)
+    nz = np.flatnonzero(h)
+    std = math.sqrt(var) if n >= 2 else NAN
+    sem = std / math.sqrt(n) if n >= 2 else NAN
+    if n >= 2:
+        half = _t_crit(conf, n - 1) * sem
+        lo, hi = mean - half, mean + half
+    else:
+        lo = hi = NAN
+    rows = h[None, :]
+    return HistSummary(
+        n=n,
+        mean=mean,
+        std=std,
+        sem=sem,
+        median=float(_quantile_rows(rows, 0.5)[0]),
+        p10=float(_quantile_rows(rows, 0.1)[0]),
+        p90=float(_quantile_rows(rows, 0.9)[0]),
+        min=float(nz[0]),
+        max=float(nz[-1]),
+        ci_low=lo,
+        ci_high=hi,
+        conf=conf,
+    )
+
+
+# --------------------------------------------------------------------------- #
+# Proportions
+# --------------------------------------------------------------------------- #
+
+
+def _z_crit(conf: float) -> float:
+    return float(_st.norm.ppf(0.5 + conf / 2.0))
+
+
+def wilson_interval(k: int, n: int, conf: float = 0.95) -> tuple[float, float, float]:
+    """Wilson score interval (rate, low, high) for k successes in n trials.
+
+    Wilson rather than Wald because win rates near 0 or 1 (and small pilot runs)
+    make the Wald interval overshoot [0, 1] and under-cover. ``n == 0`` gives nans.
+    """
+    if n < 0 or k < 0 or k > n:
+        raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
+    if n == 0:
+        return NAN, NAN, NAN
+    z = _z_crit(conf)
+    p = k / n
+    z2 = z * z
+    denom = n + z2
+    centre = (k + z2 / 2.0) / denom
+    half = z * math.sqrt(k * (n - k) / n + z2 / 4.0) / denom
+    low = 0.0 if k == 0 else max(0.0, centre - half)
+    high = 1.0 if k == n else min(1.0, centre + half)
+    return p, low, high
+
+
+@dataclass(frozen=True)
+class ProportionDiff:
+    """Difference of two rates, ``diff = rate2 - rate1``, with a ``conf`` CI.
+
+    The interval is Newcombe's hybrid score interval (his method 10); the
+    p-value is from the pooled two-proportion z-test.
+    """
+
+    diff: float
+    low: float
+    high: float
+    p_value: float
+    rate1: float = NAN
+    rate2: float = NAN
+    conf: float = 0.95
+
+
+def two_proportion_test(
+    k1: int, n1: int, k2: int, n2: int, conf: float = 0.95
+) -> ProportionDiff:
+    """Compare rate k2/n2 against baseline k1/n1.
+
+    Newcombe's interval combines the two Wilson intervals, so it stays inside
+    [-1, 1] and behaves for rates near 0 or 1 where Wald's does not.
+    """
+    if n1 == 0 or n2 == 0:
+        r1 = k1 / n1 if n1 else NAN
+        r2 = k2 / n2 if n2 else NAN
+        return ProportionDiff(NAN, NAN, NAN, NAN, r1, r2, conf)
+    p1, l1, u1 = wilson_interval(k1, n1, conf)
+    p2, l2, u2 = wilson_interval(k2, n2, conf)
+    d = p2 - p1
+    low = d - math.sqrt((p2 - l2) ** 2 + (u1 - p1) ** 2)
+    high = d + math.sqrt((u2 - p2) ** 2 + (p1 - l1) ** 2)
+    pooled = (k1 + k2) / (n1 + n2)
+    se = math.sqrt(pooled * (1.0 - pooled) * (1.0 / n1 + 1.0 / n2))
+    if se == 0.0:
+        # Both groups all-success or all-failure: identical, nothing to test.
+        p_value = 1.0
+    else:
+        p_value = float(min(1.0, 2.0 * _st.norm.sf(abs(d) / se)))
+    return ProportionDiff(d, low, high, p_value, p1, p2, conf)
+
+
+def chi_square_uniform(counts: ArrayLike) -> float:
+    """p-value of Pearson's chi-square test that all categories are equally likely.
+
+    Used for "are wins by seat position fair?". The chi-square approximation
+    wants expected counts of about 5 or more per category. ``nan`` when there
+    are fewer than two categories or no observations.
+    """
+    c = _as_hist(counts)
+    if c.size < 2 or c.sum() == 0:
+        return NAN
+    return float(_st.chisquare(c.astype(np.float64)).pvalue)
+
+
+# --------------------------------------------------------------------------- #
+# Comparing two histograms
+# --------------------------------------------------------------------------- #
+
+
+@dataclass(frozen=True)
+class MeanDiff:
+    """Welch comparison of two means: ``diff = mean2 - mean1`` with a ``conf`` CI.
+
+    ``rel_change = diff / mean1`` (nan when ``mean1 == 0``).
+    """
+
+    mean1: float
+    mean2: float
+    diff: float
+    low: float
+    high: float
+    rel_change: float
+    p_value: float
+    conf: float = 0.95
+
+
+def diff_of_means_hist(h1: ArrayLike, h2: ArrayLike, conf: float = 0.95) -> MeanDiff:
+    """Welch's t-test and CI for ``mean(h2) - mean(h1)`` from histogram moments.
+
+    Welch rather than pooled-variance because rule changes routinely change
+    the spread of round lengths as well as their mean.
+    """
+    n1, m1, v1 = _moments(_as_hist(h1))
+    n2, m2, v2 = _moments(_as_hist(h2))
+    d = m2 - m1
+    rel = d / m1 if m1 else NAN
+    if n1 < 2 or n2 < 2:
+        return MeanDiff(m1, m2, d, NAN, NAN, rel, NAN, conf)
+    a, b = v1 / n1, v2 / n2
+    se = math.sqrt(a + b)
+    if se == 0.0:
+        # Both samples constant: the difference is known exactly.
+        return MeanDiff(m1, m2, d, d, d, rel, 1.0 if d == 0 else 0.0, conf)
+    df = (a + b) ** 2 / (a * a / (n1 - 1) + b * b / (n2 - 1))
+    half = _t_crit(conf, df) * se
+    p_value = float(2.0 * _st.t.sf(abs(d) / se, df))
+    return MeanDiff(m1, m2, d, d - half, d + half, rel, p_value, conf)
+
+
+def mann_whitney_hist(
+    h1: ArrayLike, h2: ArrayLike, use_continuity: bool = True
+) -> tuple[float, float]:
+    """Mann-Whitney U of sample 1 and its two-sided p-value, from histograms.
+
+    Histogram data are all ties, so midranks and the tie correction come
+    straight from the bin counts in O(bins). U is exact (integer arithmetic);
+    the p-value uses the tie-corrected normal approximation, matching
+    ``scipy.stats.mannwhitneyu(x, y, method="asymptotic")``. Returns
+    ``(nan, nan)`` if either sample is empty and p = 1 if all values are equal.
+    """
+    a, b = _pad(_as_hist(h1), _as_hist(h2))
+    n1, n2 = int(a.sum()), int(b.sum())
+    if n1 == 0 or n2 == 0:
+        return NAN, NAN
+    # U1 = #{(x, y): x > y} + #{x == y} / 2, so 2*U1 is an exact integer.
+    b_below = np.cumsum(b) - b
+    if 2 * n1 * n2 < 2**63:
+        u1 = int(np.sum(a * (2 * b_below + b))) / 2.0
+    else:  # beyond int64 (~2e9 rounds each): float, no longer exact
+        u1 = float(np.sum(a * (b_below + b / 2.0)))
+    n = n1 + n2
+    t = (a + b).astype(np.float64)
+    tie_term = float(np.sum(t * (t * t - 1.0))) / (n * (n - 1.0))
+    var = n1 * n2 / 12.0 * ((n + 1.0) - tie_term)
+    if var <= 0.0:
+        return u1, 1.0
+    mu = n1 * n2 / 2.0
+    u = max(u1, n1 * n2 - u1)
+    z = (u - mu - (0.5 if use_continuity else 0.0)) / math.sqrt(var)
+    p = float(min(1.0, 2.0 * _st.norm.sf(z)))
+    return u1, p
+
+
+def _stat_rows(counts: np.ndarray, stat: str | float) -> np.ndarray:
+    """Evaluate a named statistic on each row of a 2-D count array."""
+    if stat == "mean":
+        v = np.arange(counts.shape[1], dtype=np.float64)
+        return (counts @ v) / counts.sum(axis=1)
+    if stat == "median":
+        return _quantile_rows(counts, 0.5)
+    if isinstance(stat, str) and stat.startswith("p") and stat[1:].isdigit():
+        return _quantile_rows(counts, int(stat[1:]) / 100.0)
+    if isinstance(stat, (int, float)) and not isinstance(stat, bool) and 0 <= stat <= 1:
+        return _quantile_rows(counts, float(stat))
+    raise ValueError(f"unknown statistic {stat!r}: use 'mean', 'median', 'pNN' or q")
+
+
+def bootstrap_diff_hist(
+    h1: ArrayLike,
+    h2: ArrayLike,
+    stat: str | float = "median",
+    n_boot: int = 2000,
+    seed: int | np.random.SeedSequence | np.random.Generator = 0,
+    conf: float = 0.95,
+) -> tuple[float, float, float]:
+    """Percentile-bootstrap CI for ``stat(h2) - stat(h1)``: (diff, low, high).
+
+    For statistics like the median, which have no simple standard error.
+    Resampling a histogram is one multinomial draw over its bins, so the cost
+    is O(n_boot * bins) whatever the number of rounds. ``stat`` is ``"mean"``,
+    ``"median"``, ``"pNN"`` (e.g. ``"p90"``) or a quantile in [0, 1]. The RNG
+    comes only from ``seed``, so results are reproducible.
+    """
+    a, b = _pad(_as_hist(h1), _as_hist(h2))
+    n1, n2 = int(a.sum()), int(b.sum())
+    if n1 == 0 or n2 == 0:
+        _stat_rows(np.ones((1, 1), dtype=np.int64), stat)  # still reject bad stat
+        return NAN, NAN, NAN
+    obs = _stat_rows(np.vstack([a, b]), stat)
+    diff = float(obs[1] - obs[0])
+    rng = np.random.default_rng(seed)
+    r1 = rng.multinomial(n1, a / n1, size=n_boot)
+    r2 = rng.multinomial(n2, b / n2, size=n_boot)
+    diffs = _stat_rows(r2, stat) - _stat_rows(r1, stat)
+    alpha = 1.0 - conf
+    low, high = np.quantile(diffs, [alpha / 2.0, 1.0 - alpha / 2.0])
+    return diff, float(low), float(high)
+
+
+# --------------------------------------------------------------------------- #
+# Formatting and verdicts
+# --------------------------------------------------------------------------- #
+
+
+def ci_decimals(low: float, high: float, sig: int = 2) -> int:
+    """Decimal places showing ``sig`` significant digits of the CI half-width.
+
+    Enough digits that the endpoints differ, no more than the interval
+    supports. Falls back to 1 for degenerate (zero-width or nan) intervals.
+    """
+    half = (high - low) / 2.0
+    if not math.isfinite(half) or half <= 0.0:
+        return 1
+    rounded = float(f"{half:.{sig - 1}e}")  # so 0.0996 counts as 0.10
+    return int(min(10, max(0, sig - 1 - math.floor(math.log10(rounded)))))
+
+
+def _num(x: float, d: int, signed: bool = False) -> str:
+    """Fixed-point with thousands separators, never printing '-0.0'."""
+    s = f"{x:{'+' if signed else ''},.{d}f}"
+    if s.lstrip("+-").strip("0.,") == "":
+        s = f"{0.0:{'+' if signed else ''}.{d}f}"
+    return s
+
+
+def _conf_label(conf: float) -> str:
+    return f"{100.0 * conf:g}% CI"
+
+
+def _p_text(p: float) -> str:
+    return "p < 0.001" if p < 0.001 else f"p = {p:.2g}"
+
+
+def _rounds_text(n_a: int, n_b: int) -> str:
+    return f"{n_a:,} rounds each" if n_a == n_b else f"{n_a:,} and {n_b:,} rounds"
+
+
+def _sentence_start(label: str) -> str:
+    return label[:1].upper() + label[1:]
+
+
+def format_ci(
+    value: float,
+    low: float,
+    high: float,
+    conf: float = 0.95,
+    decimals: int | None = None,
+) -> str:
+    """``"41.23 (95% CI 41.10–41.36)"``; rounding from the CI width unless given.
+
+    Uses "to" instead of an en dash when an endpoint is negative, so
+    "-0.2–0.4" cannot be misread.
+    """
+    d = ci_decimals(low, high) if decimals is None else decimals
+    sep = " to " if (low < 0 or high < 0) else "–"
+    return f"{_num(value, d)} ({_conf_label(conf)} {_num(low, d)}{sep}{_num(high, d)})"
+
+
+def verdict_length(
+    a_label: str,
+    b_label: str,
+    diff: MeanDiff,
+    n_a: int,
+    n_b: int,
+    players: int | None = None,
+    unit: str = "turns",
+    alpha: float = 0.05,
+) -> str:
+    """One sentence saying whether rule set ``b_label`` lengthens rounds vs ``a_label``.
+
+    ``diff`` must be ``diff_of_means_hist(hist_a, hist_b)``. Significance is
+    ``p_value < alpha``; figures are rounded to 2 significant digits of the CI
+    half-width and the headline percentage to 1 significant digit of its own.
+    """
+    who = _sentence_start(b_label)
+    rounds = f"{players}-player rounds" if players else "rounds"
+    counts = _rounds_text(n_a, n_b)
+    if not all(math.isfinite(x) for x in (diff.mean1, diff.mean2, diff.p_value)):
+        return (
+            f"Not enough data to compare {rounds} under {b_label} with "
+            f"{a_label} ({counts})."
+        )
+    d = ci_decimals(diff.low, diff.high)
+    means = f"{_num(diff.mean1, d)} vs {_num(diff.mean2, d)} {unit}"
+    ci = (
+        f"{_conf_label(diff.conf)} {_num(diff.low, d, True)} to "
+        f"{_num(diff.high, d, True)}"
+    )
+    difference = f"difference {_num(diff.diff, d, True)}"
+    if not diff.p_value < alpha:
+        what = f"{players}-player round length" if players else "round length"
+        return (
+            f"{who} makes no significant difference to {what}: {means} "
+            f"({difference}, {ci}, {_p_text(diff.p_value)}, {counts})."
+        )
+    direction = "longer" if diff.diff > 0 else "shorter"
+    pct = ""
+    if math.isfinite(diff.rel_change):
+        rel_half = 100.0 * (diff.high - diff.low) / 2.0 / abs(diff.mean1)
+        pd = ci_decimals(-rel_half, rel_half, sig=1)
+        pct = f"{_num(100.0 * abs(diff.rel_change), pd)}% "
+    return (
+        f"{who} makes {rounds} {pct}{direction}: {means} "
+        f"({difference}, {ci}, {counts})."
+    )
+
+
+def verdict_rate(
+    a_label: str,
+    b_label: str,
+    what: str,
+    diff: ProportionDiff,
+    n_a: int,
+    n_b: int,
+    alpha: float = 0.05,
+) -> str:
+    """One sentence comparing a rate under ``b_label`` with baseline ``a_label``.
+
+    ``diff`` must be ``two_proportion_test(k_a, n_a, k_b, n_b)``; ``what`` is a
+    clause such as "the first player wins". Differences are in percentage
+    points, rounded to 2 significant digits of the CI half-width.
+    """
+    counts = _rounds_text(n_a, n_b)
+    if not all(math.isfinite(x) for x in (diff.rate1, diff.rate2, diff.p_value)):
+        return (
+            f"Not enough data to compare how often {what} under {b_label} with "
+            f"{a_label} ({counts})."
+        )
+    lo, hi = 100.0 * diff.low, 100.0 * diff.high
+    d = ci_decimals(lo, hi)
+    rates = (
+        f"With {b_label} {what} {_num(100.0 * diff.rate2, d)}% of rounds "
+        f"vs {_num(100.0 * diff.rate1, d)}%"
+    )
+    detail = (
+        f"difference {_num(100.0 * diff.diff, d, True)} points, "
+        f"{_conf_label(diff.conf)} {_num(lo, d, True)} to {_num(hi, d, True)}"
+    )
+    if not diff.p_value < alpha:
+        return (
+            f"{rates}, no significant difference ({detail}, "
+            f"{_p_text(diff.p_value)}, {counts})."
+        )
+    return f"{rates} ({detail}, {counts})."
