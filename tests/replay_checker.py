@@ -174,9 +174,7 @@ def assert_valid_trace(
         head = "\n  ".join(res.violations[:10])
         more = len(res.violations) - 10
         tail = f"\n  ... and {more} more" if more > 0 else ""
-        raise AssertionError(
-            f"{len(res.violations)} trace violation(s):\n  {head}{tail}"
-        )
+        raise AssertionError(f"{len(res.violations)} trace violation(s):\n  {head}{tail}")
     return res
 
 
@@ -317,9 +315,7 @@ def _inserted(new: list[str], old: list[str], card: str) -> bool:
     """Is ``new`` equal to ``old`` with ``card`` inserted at one position?"""
     if len(new) != len(old) + 1:
         return False
-    return any(
-        new[k] == card and new[:k] + new[k + 1 :] == old for k in range(len(new))
-    )
+    return any(new[k] == card and new[:k] + new[k + 1 :] == old for k in range(len(new)))
 
 
 class _Replay:
@@ -329,6 +325,7 @@ class _Replay:
         self.policies = policies
         self.ev = events
         self.i = 0  # next event to read
+        self.slipped = False  # the turn just started began with a Don't Talk slip
         self.cur = 0  # index of the event being judged
         self.allow_bluffs = allow_bluffs
         self.res = CheckResult()
@@ -390,9 +387,7 @@ class _Replay:
     def expect(self, kind: str, why: str = "", **want: Any) -> dict[str, Any]:
         """Take the next event, which must be ``kind`` with the given fields."""
         e = self.peek()
-        what = kind + (
-            f" ({', '.join(f'{k}={v}' for k, v in want.items())})" if want else ""
-        )
+        what = kind + (f" ({', '.join(f'{k}={v}' for k, v in want.items())})" if want else "")
         what += f" {why}" if why else ""
         if e is None:
             self.abort(f"trace ends; expected {what}", self.i)
@@ -440,11 +435,7 @@ class _Replay:
             e = self.ev[self.i]
             if self.is_(e, "deal") or self.is_(e, "match_end"):
                 break
-            if (
-                self.is_(e, "score")
-                and g is not None
-                and isinstance(e.get("scores"), list)
-            ):
+            if self.is_(e, "score") and g is not None and isinstance(e.get("scores"), list):
                 g.scores = list(e["scores"])
                 g.eliminated = set(e.get("eliminated") or [])
                 self.decide_match(g)
@@ -566,6 +557,11 @@ class _Replay:
                 f"deal holds {len(cards)} cards, deck has {self.deck_size}; extra {extra}, "
                 f"missing {lack}"
             )
+        if len(e["draw"]) < 4 * R.decks + 1:
+            self.bad(
+                f"the deal leaves {len(e['draw'])} cards; RULES sec. 10 needs at least "
+                f"4 x decks + 1 = {4 * R.decks + 1}"
+            )
         self.hands = [Counter(h) for h in hands]
         self.draw: list[str] = list(e["draw"])
         self.discard: list[str] = []
@@ -578,9 +574,7 @@ class _Replay:
             else:
                 self.icons = frozenset(icons)
                 if not self.icons <= TOKENS:
-                    self.bad(
-                        f"wish_icons has unknown tokens {sorted(self.icons - TOKENS)}"
-                    )
+                    self.bad(f"wish_icons has unknown tokens {sorted(self.icons - TOKENS)}")
         self.silenced: set[int] = set()
         beh = e["rules"].get("behaviour")
         self.beh: dict[str, Any] = beh if isinstance(beh, dict) else {}
@@ -669,9 +663,7 @@ class _Replay:
 
     def reshuffle(self, e: dict[str, Any]) -> None:
         if self.draw:
-            self.abort(
-                f"reshuffle while the draw pile still holds {len(self.draw)} card(s)"
-            )
+            self.abort(f"reshuffle while the draw pile still holds {len(self.draw)} card(s)")
         new, rest = list(e["draw"]), self.discard[:-1]
         if Counter(new) != Counter(rest):
             self.abort(
@@ -680,9 +672,7 @@ class _Replay:
                 f"{dict(Counter(rest) - Counter(new))}"
             )
         if not new:
-            self.bad(
-                "reshuffle with nothing to shuffle (the discard pile is only its top)"
-            )
+            self.bad("reshuffle with nothing to shuffle (the discard pile is only its top)")
         self.draw = new
         self.discard = self.discard[-1:]
 
@@ -702,9 +692,7 @@ class _Replay:
         if not self.is_(e, "draw", p=p, cause=cause):
             if avail == 0:
                 return []  # nothing to draw: the draw event may be left out
-            self.abort(
-                f"expected draw by seat {p} (cause {cause}), found {_desc(e)}", self.i
-            )
+            self.abort(f"expected draw by seat {p} (cause {cause}), found {_desc(e)}", self.i)
         first = self.i
         cards: list[str] = []
         while True:
@@ -729,8 +717,7 @@ class _Replay:
                 break
         if n is not None and len(cards) != min(n, avail):
             self.bad(
-                f"seat {p} draws {len(cards)} card(s) (cause {cause}), expected "
-                f"{min(n, avail)}",
+                f"seat {p} draws {len(cards)} card(s) (cause {cause}), expected {min(n, avail)}",
                 first,
             )
         if stop is not None:
@@ -740,8 +727,7 @@ class _Replay:
                 stopped = stop(c, h)
                 if stopped and k < len(cards) - 1:
                     self.bad(
-                        f"seat {p} keeps drawing (cause {cause}) after {c}, which ends "
-                        f"the draw",
+                        f"seat {p} keeps drawing (cause {cause}) after {c}, which ends the draw",
                         first,
                     )
                     break
@@ -766,9 +752,7 @@ class _Replay:
             if not self.draw:
                 self.abort("flip from an empty draw pile")
             if c != self.draw[-1]:
-                self.abort(
-                    f"flip shows {c} but the top of the draw pile is {self.draw[-1]}"
-                )
+                self.abort(f"flip shows {c} but the top of the draw pile is {self.draw[-1]}")
             self.draw.pop()
             self.discard.append(c)
             self.color = color_of(c)
@@ -779,9 +763,7 @@ class _Replay:
             if c == "WD4":
                 e = self.expect("return", "(a flipped WD4 goes back)", card="WD4")
                 if not _inserted(list(e["draw"]), self.draw, "WD4"):
-                    self.abort(
-                        "return.draw is not the old draw pile with the WD4 inserted"
-                    )
+                    self.abort("return.draw is not the old draw pile with the WD4 inserted")
                 self.discard.pop()
                 self.draw = list(e["draw"])
                 continue
@@ -808,9 +790,7 @@ class _Replay:
         p = e["p"]
         if self.color is None:
             if e["color"] not in COLORS:
-                self.abort(
-                    f"turn.color {e['color']!r} is not a color (naming the flipped wild)"
-                )
+                self.abort(f"turn.color {e['color']!r} is not a color (naming the flipped wild)")
             self.color = e["color"]
         elif e["color"] != self.color:
             self.bad(f"turn.color is {e['color']}, active color is {self.color}")
@@ -818,7 +798,8 @@ class _Replay:
             self.bad(f"turn.top is {e['top']}, top discard is {self.discard[-1]}")
         self.turns += 1
         nx = self.peek()
-        if self.is_(nx, "slip"):
+        self.slipped = self.is_(nx, "slip")
+        if self.slipped:
             s = self.take()
             if s["p"] != p or p not in self.silenced:
                 self.abort(
@@ -851,9 +832,7 @@ class _Replay:
             if c is not None:
                 self.bad(f"random policy: seat {p} passes while holding the legal {c}")
             return self.nxt(p)  # nothing to draw and no play: the turn passes
-        self.abort(
-            f"seat {p} neither plays nor draws on its turn; found {_desc(nx)}", self.i
-        )
+        self.abort(f"seat {p} neither plays nor draws on its turn; found {_desc(nx)}", self.i)
         return None
 
     def turn_draw(self, p: int) -> int | None:
@@ -877,10 +856,7 @@ class _Replay:
             return self.after_play(p, last, None)
         if self.legal(last, self.without(p, last)):
             if self.R.draw_until_play:
-                self.bad(
-                    f"draw_until_play: seat {p} drew the playable {last} but did not "
-                    "play it"
-                )
+                self.bad(f"draw_until_play: seat {p} drew the playable {last} but did not play it")
             elif p in self.random_seats:
                 self.bad(f"random policy: seat {p} keeps the playable drawn {last}")
         return self.nxt(p)
@@ -926,9 +902,7 @@ class _Replay:
         self.window = True
         return seat
 
-    def after_play(
-        self, p: int, card: str, chain: tuple[int, int] | None
-    ) -> int | None:
+    def after_play(self, p: int, card: str, chain: tuple[int, int] | None) -> int | None:
         """Everything a play sets off, in the engine's order (TRACE.md, RULES sec. 10).
         ``chain``: (total, length) of the stack this card was added to. Returns the seat of
         the next regular turn, or None when the round ended."""
@@ -958,9 +932,7 @@ class _Replay:
         elif self.R.seven_o and r == "0":
             e = self.expect("rotate", "(Seven-O)")
             if e["direction"] != self.dir:
-                self.bad(
-                    f"rotate.direction is {e['direction']}, direction of play is {self.dir}"
-                )
+                self.bad(f"rotate.direction is {e['direction']}, direction of play is {self.dir}")
             old = {s: self.hands[s] for s in self.active}
             for s in self.active:
                 self.hands[self.nxt(s)] = old[s]
@@ -975,9 +947,7 @@ class _Replay:
             self.dir = -self.dir
             e = self.expect("reverse")
             if e["direction"] != self.dir:
-                self.abort(
-                    f"reverse.direction is {e['direction']}, expected {self.dir}"
-                )
+                self.abort(f"reverse.direction is {e['direction']}, expected {self.dir}")
             return self.done(self.nxt(p))
         elif r in ("D2", "WD4"):
             return self.penalty(p, card, chain)
@@ -1002,9 +972,7 @@ class _Replay:
                     "starts a chain can be)"
                 )
             if e["p"] != v or e["target"] != p:
-                self.abort(
-                    f"challenge by {e['p']} of {e['target']}; expected {v} of {p}"
-                )
+                self.abort(f"challenge by {e['p']} of {e['target']}; expected {v} of {p}")
             if v in self.random_seats:
                 self.bad(f"random policy: seat {v} challenges")
             if e["success"] != illegal:
@@ -1020,14 +988,23 @@ class _Replay:
             return self.done(self.nxt(v))
         if illegal and not self.allow_bluffs:
             held = "the active color" + (" or a wild" if R.wd4_wilds_block else "")
-            self.bad(
-                f"illegal WD4: seat {p} held {held} and nobody challenged", self.wd4_idx
-            )
+            self.bad(f"illegal WD4: seat {p} held {held} and nobody challenged", self.wd4_idx)
         if can_stack and self.is_(nx, "turn", p=v):
             if self.turns >= R.max_turns:
                 self.abort("a stacking turn starts after max_turns turns")
             self.turn_start(self.take())
             self.window = False
+            if not self.is_(self.peek(), "play", p=v):
+                # A slip's draw (Don't Talk) can leave nothing legal to stack: the
+                # stacking turn then ends by taking the penalty (RULES sec. 10).
+                if not self.slipped:
+                    self.abort(f"stacking turn of seat {v} without a play and without a slip")
+                if self.stackable(v, d2) is not None:
+                    self.bad(f"seat {v} accepts after its slip while it can still stack")
+                cause = ("draw2" if d2 else "wd4") if length == 1 else "stack"
+                self.read_draw(v, cause, n=total)
+                self.expect("skip", f"(after drawing the {cause} penalty)", p=v)
+                return self.done(self.nxt(v))
             e = self.expect("play", "(stacking)", p=v)
             s_card = e["card"]
             if s_card not in TOKENS or self.hands[v][s_card] <= 0:
@@ -1036,16 +1013,12 @@ class _Replay:
             sr = rank_of(s_card)
             if sr == "D2":
                 if d2 and not R.d2_on_d2:
-                    self.bad(
-                        "Draw Two stacked on Draw Two, draw_two_on_draw_two is off"
-                    )
+                    self.bad("Draw Two stacked on Draw Two, draw_two_on_draw_two is off")
                 if not d2:
                     if not R.d2_on_wd4:
                         self.bad("Draw Two stacked on WD4, draw_two_on_wd4 is off")
                     if color_of(s_card) != self.color:
-                        self.bad(
-                            f"stacked {s_card} does not match the named color {self.color}"
-                        )
+                        self.bad(f"stacked {s_card} does not match the named color {self.color}")
             elif sr == "WD4":
                 if d2 and not R.wd4_on_d2:
                     self.bad("WD4 stacked on Draw Two, wd4_on_draw_two is off")
@@ -1057,17 +1030,32 @@ class _Replay:
                         f"{' or a wild' if R.wd4_wilds_block else ''}"
                     )
             else:
-                self.abort(
-                    f"seat {v} stacks {s_card} on {top}; only Draw Two / WD4 stack"
-                )
+                self.abort(f"seat {v} stacks {s_card} on {top}; only Draw Two / WD4 stack")
             self.apply_play(e, v)
             self.wd4_illegal = False
             return self.after_play(v, s_card, (total, length))
+        if (
+            can_stack
+            and self.turns >= R.max_turns
+            and self.is_(nx, "end")
+            and nx.get("winner") is None
+        ):
+            # Stacking is a regular turn: one that would start after max_turns
+            # ends the round instead (RULES sec. 10), penalty undrawn.
+            if self.stackable(v, d2) is None:
+                self.bad(
+                    f"stalemate instead of the penalty, but seat {v} has nothing to "
+                    "stack: it must accept (not a turn)",
+                    self.i,
+                )
+            self.expect_end(None, "(stalemate: a stacking turn after max_turns)")
+            return None
         if can_stack and v in self.random_seats:
             c = self.stackable(v, d2)
             if c is not None:
-                self.bad(f"random policy: seat {v} accepts the penalty holding the "
-                         f"stackable {c}", self.i)
+                self.bad(
+                    f"random policy: seat {v} accepts the penalty holding the stackable {c}", self.i
+                )
         cause = ("draw2" if d2 else "wd4") if length == 1 else "stack"
         self.read_draw(v, cause, n=total)
         self.expect("skip", f"(after drawing the {cause} penalty)", p=v)
@@ -1096,9 +1084,7 @@ class _Replay:
         t, out = e["target"], e["outcome"]
         if sp == "movie_madness":
             if t not in others:
-                self.abort(
-                    f"Movie Madness target {t!r} is not another seat in the round"
-                )
+                self.abort(f"Movie Madness target {t!r} is not another seat in the round")
             fail = self.rate("movie_madness_fail_rate")
             if (out == "failed" and fail == 0) or (out == "named" and fail == 1):
                 self.bad(f"Movie Madness outcome {out!r} with fail rate {fail}")
@@ -1109,17 +1095,9 @@ class _Replay:
         elif sp == "wishing_star":
             if t is not None:
                 self.bad(f"Wishing Star target is {t}, expected null")
-            showing = [
-                s for s in others if any(self.hands[s][c] > 0 for c in self.icons)
-            ]
-            if (
-                not isinstance(out, list)
-                or len(set(out)) != len(out)
-                or set(out) != set(showing)
-            ):
-                self.bad(
-                    f"Wishing Star outcome {out!r}, seats holding an icon card: {showing}"
-                )
+            showing = [s for s in others if any(self.hands[s][c] > 0 for c in self.icons)]
+            if not isinstance(out, list) or len(set(out)) != len(out) or set(out) != set(showing):
+                self.bad(f"Wishing Star outcome {out!r}, seats holding an icon card: {showing}")
             icons = self.icons
             for s in others:
                 if s not in showing:
@@ -1152,9 +1130,7 @@ class _Replay:
             while want:
                 s = self.expect("silence_end", f"(seats {sorted(want)} are silenced)")
                 if s["p"] not in want:
-                    self.abort(
-                        f"silence_end for seat {s['p']}; silenced: {sorted(want)}"
-                    )
+                    self.abort(f"silence_end for seat {s['p']}; silenced: {sorted(want)}")
                 want.discard(s["p"])
             self.silenced.clear()
 
@@ -1173,13 +1149,9 @@ class _Replay:
                 e = self.take()
                 p, card = e["p"], e["card"]
                 if card != top:
-                    self.abort(
-                        f"seat {p} jumps in with {card} on {top}; it must be identical"
-                    )
+                    self.abort(f"seat {p} jumps in with {card} on {top}; it must be identical")
                 if p == tp or p not in self.active_set:
-                    self.abort(
-                        f"seat {p} jumps in on its own card or is not in the round"
-                    )
+                    self.abort(f"seat {p} jumps in on its own card or is not in the round")
                 if self.hands[p][card] <= 0:
                     self.abort(f"seat {p} jumps in with {card}, which it does not hold")
                 if p != first:
@@ -1243,19 +1215,14 @@ class _Replay:
                         f"{sorted(self.hands[s].elements())}"
                     )
         if e["turns"] != self.turns:
-            self.bad(
-                f"end.turns is {e['turns']}, the round has {self.turns} turn events"
-            )
+            self.bad(f"end.turns is {e['turns']}, the round has {self.turns} turn events")
         pts = self.round_points(winner)
         if e["points"] != pts:
-            self.bad(
-                f"end.points is {e['points']}, expected {pts} ({self.R.scoring} scoring)"
-            )
+            self.bad(f"end.points is {e['points']}, expected {pts} ({self.R.scoring} scoring)")
         total = sum(h.total() for h in self.hands) + len(self.draw) + len(self.discard)
         if total != self.deck_size:
             self.bad(
-                f"card conservation: {total} cards in hands and piles, deck has "
-                f"{self.deck_size}"
+                f"card conservation: {total} cards in hands and piles, deck has {self.deck_size}"
             )
         self.round_end = (winner, pts)
 
@@ -1288,9 +1255,7 @@ class _Replay:
                 g.scores[w] += pts
         nx = self.peek()
         if g.mode == "match" and not self.is_(nx, "score"):
-            self.abort(
-                f"expected score after the round's end, found {_desc(nx)}", self.i
-            )
+            self.abort(f"expected score after the round's end, found {_desc(nx)}", self.i)
         if self.is_(nx, "score"):
             e = self.take()
             if e["scores"] != g.scores:
@@ -1321,9 +1286,7 @@ class _Replay:
                 if left:
                     g.winner = set(left)
                 else:  # everyone left crossed at once: the lowest of them (assumption)
-                    last = [
-                        s for s in range(g.players) if s not in (prev_elim or set())
-                    ]
+                    last = [s for s in range(g.players) if s not in (prev_elim or set())]
                     last = last or list(range(g.players))
                     m = min(sc[s] for s in last)
                     g.winner = {s for s in last if sc[s] == m}

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import json
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -193,8 +194,12 @@ class TB:
                 pts = self.hand_points((winner + 1) % 4) + self.hand_points((winner + 3) % 4)
             else:
                 pts = sum(self.hand_points(s) for s in range(n) if s != winner)
-        fields = {"winner": winner, "points": pts, "hands": [list(h) for h in self.hands],
-                  "turns": self.turns}
+        fields = {
+            "winner": winner,
+            "points": pts,
+            "hands": [list(h) for h in self.hands],
+            "turns": self.turns,
+        }
         fields.update(over)
         return self.ev("end", **fields)
 
@@ -213,8 +218,11 @@ def assert_caught(events: list[dict[str, Any]], *needles: str) -> None:
 
 def find(events: list[dict[str, Any]], e: str, k: int = 0, **want: Any) -> int:
     """Index of the k-th event of kind ``e`` with the given fields."""
-    hits = [i for i, x in enumerate(events)
-            if x["e"] == e and all(x.get(a) == b for a, b in want.items())]
+    hits = [
+        i
+        for i, x in enumerate(events)
+        if x["e"] == e and all(x.get(a) == b for a, b in want.items())
+    ]
     return hits[k]
 
 
@@ -235,8 +243,7 @@ def classic_round() -> list[dict[str, Any]]:
     t.turn(2).play(2, "W", "Y")
     t.turn(0).draw(0, 1, "turn").play(0, "Y9")  # no yellow: draws Y9 and plays it
     t.turn(1).play(1, "Y4")
-    t.ev("end", winner=1, points=26, hands=[["G2", "B9"], [], ["G5", "Y1", "G8", "B1"]],
-         turns=6)
+    t.ev("end", winner=1, points=26, hands=[["G2", "B9"], [], ["G5", "Y1", "G8", "B1"]], turns=6)
     return t.events
 
 
@@ -361,9 +368,8 @@ def test_reshuffle_with_cards_left_caught() -> None:
 
 def test_stalemate_before_max_turns_caught() -> None:
     def f(ev: list[dict[str, Any]]) -> None:
-        del ev[find(ev, "turn", p=1, k=2):]
-        ev.append({"e": "end", "round": 0, "winner": None, "points": 0, "hands": [],
-                   "turns": 5})
+        del ev[find(ev, "turn", p=1, k=2) :]
+        ev.append({"e": "end", "round": 0, "winner": None, "points": 0, "hands": [], "turns": 5})
 
     assert_caught(mutate(f), "expected turn (p=1), found 'end'")
 
@@ -374,8 +380,9 @@ def test_truncated_trace_caught() -> None:
 
 def test_unknown_event_and_missing_keys_caught() -> None:
     assert_caught(mutate(lambda ev: ev[1].pop("card")), "flip event lacks card")
-    assert_caught(mutate(lambda ev: ev.insert(2, {"e": "bogus", "round": 0})),
-                  "unknown event kind 'bogus'")
+    assert_caught(
+        mutate(lambda ev: ev.insert(2, {"e": "bogus", "round": 0})), "unknown event kind 'bogus'"
+    )
 
 
 def test_wrong_round_index_caught() -> None:
@@ -397,8 +404,11 @@ def test_assert_valid_trace_lists_violations() -> None:
 
 def wd4_round(s1: list[str], answer: str, **rules: Any) -> TB:
     """Seat 1 opens with a WD4 naming green on R5; seat 2 answers."""
-    t = TB([["Y2", "G3", "B4"], s1, ["Y5", "B6", "G7"]],
-           ["R5", "R1", "R2", "R3", "R4", "Y6", "B8"], **rules)
+    t = TB(
+        [["Y2", "G3", "B4"], s1, ["Y5", "B6", "G7"]],
+        ["R5", "R1", "R2", "R3", "R4", "Y6", "B8"],
+        **rules,
+    )
     t.flip()
     t.turn(1).play(1, "WD4", "G")
     if answer == "accept":
@@ -461,9 +471,14 @@ def test_wd4_challenge_failure_valid_and_wrong_success_caught() -> None:
 
 def test_wd4_wilds_block() -> None:
     """With wd4_wilds_block a held Wild makes the WD4 illegal; another WD4 does not."""
+
     def trace(extra: str, block: bool) -> list[dict[str, Any]]:
-        t = TB([["Y2", "G3", "B4"], ["WD4", extra, "G1"], ["Y5", "B6", "G7"]],
-               ["R5", "R1", "R2", "R3", "R4"], wd4_wilds_block=block, max_turns=4)
+        t = TB(
+            [["Y2", "G3", "B4"], ["WD4", extra, "G1"], ["Y5", "B6", "G7"]],
+            ["R5", "R1", "R2", "R3", "R4"],
+            wd4_wilds_block=block,
+            max_turns=4,
+        )
         t.flip()
         t.turn(1).play(1, "WD4", "G")
         t.draw(2, 4, "wd4").skip(2)
@@ -578,37 +593,53 @@ def test_skip_names_the_next_seat() -> None:
 
 
 def test_reshuffle_inside_a_draw_and_stalemate() -> None:
-    upcoming = ["R5", "B1", "B2", "B3"]
+    upcoming = ["R5", "B1", "B2", "B3", "B4", "B5"]  # 4 x decks + 1 = 5 must be left
     deck = full_deck() - Counter(upcoming)
-    mine = ["RD2", "GD2", "G7"]
+    mine = ["RD2", "GD2", "YD2", "Y7"]
     rest = sorted((deck - Counter(mine)).elements())
-    s1 = mine + rest[:49]
-    s0 = rest[49:]
-    t = TB([s0, s1], upcoming, players=2, hand_size=52, max_turns=3)
+    s1 = mine + rest[:47]
+    s0 = rest[47:]
+    t = TB([s0, s1], upcoming, players=2, hand_size=51, max_turns=4)
     t.flip()
     t.turn(1).play(1, "RD2").draw(0, 2, "draw2").skip(0)
-    t.turn(1).play(1, "GD2").draw(0, 2, "draw2").skip(0)  # B3, reshuffle, then one more
+    t.turn(1).play(1, "GD2").draw(0, 2, "draw2").skip(0)
+    t.turn(1).play(1, "YD2").draw(0, 2, "draw2").skip(0)  # B5, reshuffle, one more
     kinds = [e["e"] for e in t.events[-4:]]
     assert kinds == ["draw", "reshuffle", "draw", "skip"]
-    t.turn(1).play(1, "G7").end(None)
+    t.turn(1).play(1, "Y7").end(None)
     assert_valid_trace(t.events)
     bad = copy.deepcopy(t.events)
-    bad[find(bad, "reshuffle")]["draw"].append("GD2")  # the top may not be shuffled in
+    bad[find(bad, "reshuffle")]["draw"].append("YD2")  # the top may not be shuffled in
     assert_caught(bad, "reshuffled pile is not the discard pile less its top")
     bad = copy.deepcopy(t.events)
     bad[-1]["points"] = 10
     assert_caught(bad, "end.points is 10, expected 0")
     bad = copy.deepcopy(t.events)
-    bad[0]["rules"]["max_turns"] = 4
+    bad[0]["rules"]["max_turns"] = 5
     assert_caught(bad, "expected turn (p=0), found 'end'")
+    bad = copy.deepcopy(t.events)  # reshuffling before the pile is empty
+    i = find(bad, "reshuffle")
+    bad[i - 1]["cards"] = []
+    bad[i + 1]["cards"] = ["B5", *bad[i + 1]["cards"]]
+    assert_caught(bad, "reshuffle while the draw pile still holds 1 card(s)")
+
+
+def test_deal_must_leave_enough_cards() -> None:
+    deck = sorted(full_deck().elements())
+    t = TB([deck[:52], deck[52:104]], deck[104:], players=2, max_turns=1)
+    t.flip().turn(1).draw(1, 1, "turn").end(None)
+    assert_caught(t.events, "the deal leaves 4 cards")
 
 
 # --- stacking ----------------------------------------------------------------
 
 
 def test_stacking_draw_two_chain() -> None:
-    t = TB([["Y2", "B4"], ["RD2", "G9"], ["BD2", "WD4"]], ["R5", "Y1", "Y3", "G4", "G6", "B9"],
-           draw_two_on_draw_two=True)
+    t = TB(
+        [["Y2", "B4"], ["RD2", "G9"], ["BD2", "WD4"]],
+        ["R5", "Y1", "Y3", "G4", "G6", "B9"],
+        draw_two_on_draw_two=True,
+    )
     t.flip()
     t.turn(1).play(1, "RD2").uno(1)
     t.turn(2).play(2, "BD2").uno(2)  # stacking is a regular turn
@@ -628,8 +659,11 @@ def test_stacking_draw_two_chain() -> None:
 
 def test_stacking_wd4_rules() -> None:
     def trace(stack_card: str, color: str, **rules: Any) -> list[dict[str, Any]]:
-        t = TB([["Y2", "B4"], ["WD4", "G9"], [stack_card, "R1"]],
-               ["R5", "Y1", "Y3", "G4", "G6", "B7", "B8", "B9", "Y9"], **rules)
+        t = TB(
+            [["Y2", "B4"], ["WD4", "G9"], [stack_card, "R1"]],
+            ["R5", "Y1", "Y3", "G4", "G6", "B7", "B8", "B9", "Y9"],
+            **rules,
+        )
         t.flip()
         t.turn(1).play(1, "WD4", "G").uno(1)  # legal: no red
         t.turn(2).play(2, stack_card, color).uno(2)
@@ -639,21 +673,27 @@ def test_stacking_wd4_rules() -> None:
         return t.events
 
     assert violations(trace("GD2", "G", draw_two_on_wd4=True)) == []
-    assert_caught(trace("BD2", "B", draw_two_on_wd4=True),
-                  "stacked BD2 does not match the named color G")
-    assert_caught(trace("GD2", "G", draw_two_on_wd4=False, wd4_on_wd4=True),
-                  "Draw Two stacked on WD4, draw_two_on_wd4 is off")
+    assert_caught(
+        trace("BD2", "B", draw_two_on_wd4=True), "stacked BD2 does not match the named color G"
+    )
+    assert_caught(
+        trace("GD2", "G", draw_two_on_wd4=False, wd4_on_wd4=True),
+        "Draw Two stacked on WD4, draw_two_on_wd4 is off",
+    )
     # seat 2 holds R1 but the active color is green: the stacked WD4 is legal
     assert violations(trace("WD4", "G", wd4_on_wd4=True)) == []
     ev = trace("WD4", "G", wd4_on_wd4=True)  # only the chain's first WD4 may be challenged
     i = find(ev, "draw", cause="stack")
-    ev[i:i + 2] = [{"e": "challenge", "round": 0, "p": 0, "target": 2, "success": False}]
+    ev[i : i + 2] = [{"e": "challenge", "round": 0, "p": 0, "target": 2, "success": False}]
     assert_caught(ev, "challenge of a card that cannot be challenged")
 
 
 def test_stacked_wd4_holding_active_color_caught() -> None:
-    t = TB([["Y2", "B4"], ["RD2", "G9"], ["WD4", "R1"]],
-           ["R5", "Y1", "Y3", "G4", "G6", "B7", "B8"], wd4_on_draw_two=True)
+    t = TB(
+        [["Y2", "B4"], ["RD2", "G9"], ["WD4", "R1"]],
+        ["R5", "Y1", "Y3", "G4", "G6", "B7", "B8"],
+        wd4_on_draw_two=True,
+    )
     t.flip()
     t.turn(1).play(1, "RD2").uno(1)
     t.turn(2).play(2, "WD4", "G").uno(2)  # holds R1 with red active: illegal
@@ -663,8 +703,9 @@ def test_stacked_wd4_holding_active_color_caught() -> None:
 
 
 def test_last_card_draw_two_pending_drawn_before_end() -> None:
-    t = TB([["Y2", "B4"], ["RD2", "R3"], ["BD2", "B1"]], ["R5", "G1", "G2"],
-           draw_two_on_draw_two=True)
+    t = TB(
+        [["Y2", "B4"], ["RD2", "R3"], ["BD2", "B1"]], ["R5", "G1", "G2"], draw_two_on_draw_two=True
+    )
     t.flip()
     t.turn(1).play(1, "R3").uno(1)
     t.turn(2).draw(2, 1, "turn")  # G1: no red, no 3
@@ -675,6 +716,42 @@ def test_last_card_draw_two_pending_drawn_before_end() -> None:
     bad = copy.deepcopy(ev)
     bad.insert(len(bad) - 1, {"e": "skip", "round": 0, "p": 2})
     assert_caught(bad, "expected end")
+
+
+def test_stacking_turn_after_max_turns_is_a_stalemate() -> None:
+    def trace(s2: list[str]) -> list[dict[str, Any]]:
+        t = TB([["Y2", "B4"], ["RD2", "G9"], s2], ["R5"], draw_two_on_draw_two=True, max_turns=1)
+        t.flip().turn(1).play(1, "RD2").uno(1)
+        return t.end(None).events  # seat 2 would stack: that turn would be turn 2
+
+    assert violations(trace(["BD2", "B3"]), policies="random") == []
+    assert_caught(trace(["B1", "B3"]), "seat 2 has nothing to stack: it must accept")
+
+
+def test_stacked_wd4_judged_after_the_slip_draw() -> None:
+    """A Don't Talk slip comes before the stacking play; the WD4 condition is checked
+    against the hand after the slip's draw (here it draws R6 with red active)."""
+
+    def trace(slip: bool) -> list[dict[str, Any]]:
+        t = TB(
+            [["WD4", "G1", "G2"], ["WX", "R3", "R4"], ["RD2", "G5", "G6"]],
+            ["R5", "R6", "B7", "B8", "Y1", "Y2", "Y3", "Y4", "Y5", "Y6"],
+            special="dont_talk",
+            wd4_on_draw_two=True,
+            max_turns=3,
+        )
+        t.flip().turn(1).play(1, "WX", "R")
+        t.ev("special", p=1, card="WX", target=0, outcome="silenced")
+        t.turn(2).play(2, "RD2")
+        t.turn(0)
+        if slip:
+            t.ev("slip", p=0).draw(0, 3, "dont_talk")
+        t.play(0, "WD4", "G")
+        t.draw(1, 6, "stack").skip(1)
+        return t.end(None).events
+
+    assert violations(trace(False)) == []
+    assert_caught(trace(True), "illegal stacked WD4: seat 0 holds the active color R")
 
 
 # --- jump-in, Seven-O ----------------------------------------------------------
@@ -703,8 +780,12 @@ def test_jump_in_must_be_first_in_order() -> None:
 
 
 def test_seven_o_swap_and_rotate() -> None:
-    t = TB([["G1", "G2", "G3"], ["R7", "R0", "B5"], ["Y1", "Y2", "Y3"]],
-           ["R5", "Y7", "G0", "R9"], seven_o=True, max_turns=7)
+    t = TB(
+        [["G1", "G2", "G3"], ["R7", "R0", "B5"], ["Y1", "Y2", "Y3"]],
+        ["R5", "Y7", "G0", "R9"],
+        seven_o=True,
+        max_turns=7,
+    )
     t.flip()
     t.turn(1).play(1, "R7").swap(1, 0)
     t.turn(2).draw(2, 1, "turn").play(2, "Y7").swap(2, 0)
@@ -764,8 +845,12 @@ def test_single_draw_without_house_rule() -> None:
 
 
 def test_movie_madness() -> None:
-    t = TB([["B1"], ["WX"], ["Y1"]], ["R5", "G1", "G2", "G3", "G4"], special="movie_madness",
-           special_points=50)
+    t = TB(
+        [["B1"], ["WX"], ["Y1"]],
+        ["R5", "G1", "G2", "G3", "G4"],
+        special="movie_madness",
+        special_points=50,
+    )
     t.flip().turn(1).play(1, "WX", "G")
     t.ev("special", p=1, card="WX", target=2, outcome="failed").draw(2, 4, "special")
     t.end(1)
@@ -777,8 +862,12 @@ def test_movie_madness() -> None:
 
 
 def test_wishing_star() -> None:
-    t = TB([["B3", "B4"], ["WX", "B9"], ["R1", "B2"]], ["R5", "Y3", "G1"],
-           special="wishing_star", extra={"wish_icons": ["R1", "G1"]})
+    t = TB(
+        [["B3", "B4"], ["WX", "B9"], ["R1", "B2"]],
+        ["R5", "Y3", "G1"],
+        special="wishing_star",
+        extra={"wish_icons": ["R1", "G1"]},
+    )
     t.flip().turn(1).play(1, "WX", "B")
     t.ev("special", p=1, card="WX", target=None, outcome=[2])
     t.draw(0, 2, "special")  # seat 0 has no icon: draws Y3, then the icon G1
@@ -793,8 +882,11 @@ def test_wishing_star() -> None:
 
 
 def test_dont_talk_slip_and_silence_end() -> None:
-    t = TB([["B3", "B4", "Y8"], ["WX", "B9", "B8"], ["B2", "B1", "Y5"]],
-           ["R5", "G1", "G2", "G3"], special="dont_talk")
+    t = TB(
+        [["B3", "B4", "Y8"], ["WX", "B9", "B8"], ["B2", "B1", "Y5"]],
+        ["R5", "G1", "G2", "G3"],
+        special="dont_talk",
+    )
     t.flip().turn(1).play(1, "WX", "B")
     t.ev("special", p=1, card="WX", target=0, outcome="silenced")
     t.turn(2).play(2, "B2")
@@ -826,8 +918,7 @@ def match(target: int = 15, scoring: str = "standard") -> list[dict[str, Any]]:
     ]
     scores = [0, 0]
     for rnd, (dealer, hands, up, w) in enumerate(rounds):
-        t = TB(hands, up, dealer=dealer, rnd=rnd, mode="match", target=target,
-               scoring=scoring)
+        t = TB(hands, up, dealer=dealer, rnd=rnd, mode="match", target=target, scoring=scoring)
         t.flip().turn(w).play(w, hands[w][0]).end(w)
         ev += t.events
         if scoring == "standard":
@@ -860,8 +951,10 @@ def test_match_standard() -> None:
     bad[-1]["winner"] = 0
     assert_caught(bad, "match_end.winner is 0, expected [1]")
     assert_caught(ev[:-1], "match-mode trace ends without match_end")
-    assert_caught([e for e in ev if e["e"] != "score" or e["round"] != 1],
-                  "expected score after the round's end")
+    assert_caught(
+        [e for e in ev if e["e"] != "score" or e["round"] != 1],
+        "expected score after the round's end",
+    )
 
 
 def test_match_ends_when_target_reached() -> None:
@@ -883,3 +976,257 @@ def test_match_lowest() -> None:
 def test_several_games_in_one_trace() -> None:
     res = check_trace(classic_round() + classic_round())
     assert res.ok and res.rounds == 2
+
+
+def test_reshuffle_lazy_or_eager() -> None:
+    """A reshuffle may open a draw (lazy) or follow the draw that emptied the pile."""
+    upcoming = ["R5", "B1", "B2", "B3", "B4", "B5"]
+    deck = full_deck() - Counter(upcoming)
+    mine = ["RD2", "GD2", "G7"]
+    rest = sorted((deck - Counter(mine)).elements())
+    t = TB([rest[48:], mine + rest[:48]], upcoming, players=2, max_turns=5)
+    t.flip()
+    t.turn(1).play(1, "RD2").draw(0, 2, "draw2").skip(0)
+    t.turn(1).play(1, "GD2").draw(0, 2, "draw2").skip(0)
+    t.turn(1).play(1, "G7")
+    t.turn(0).draw(0, 1, "turn")  # B5: the pile is now empty
+    t.turn(1).draw(1, 1, "turn")  # reshuffle first, then the draw
+    assert [e["e"] for e in t.events[-3:]] == ["turn", "reshuffle", "draw"]
+    t.end(None)
+    assert_valid_trace(t.events)
+    eager = copy.deepcopy(t.events)
+    i = find(eager, "reshuffle")
+    eager.insert(i - 1, eager.pop(i))
+    assert_valid_trace(eager)
+
+
+# --- reference policy and behaviour rates ----------------------------------------
+
+
+def test_random_policy_checks() -> None:
+    assert_valid_trace(classic_round(), policies="random")
+    ev = classic_round()
+    i = find(ev, "play", p=0, card="R7")
+    ev[i] = {"e": "draw", "round": 0, "p": 0, "cards": ["R1"], "cause": "turn"}
+    v = violations(ev, policies=["strategic", "random", "random"])
+    assert not any("random policy" in x for x in v)
+    v = violations(ev, policies="random")
+    assert any("random policy: seat 0 draws while holding the legal R7" in x for x in v)
+
+
+def test_random_policy_plays_a_legal_drawn_card() -> None:
+    t = TB([["B1"], ["Y9"], ["G5"]], ["R5", "R1", "B2"], max_turns=2)
+    t.flip().turn(1).draw(1, 1, "turn")  # R1 is playable, but kept
+    t.turn(2).draw(2, 1, "turn")
+    t.end(None)
+    assert violations(t.events) == []
+    assert_caught_with(t.events, "random", "random policy: seat 1 keeps the playable drawn R1")
+
+
+def assert_caught_with(events: list[dict[str, Any]], policies: Any, needle: str) -> None:
+    text = "\n".join(violations(events, policies=policies))
+    assert needle in text, text
+
+
+def test_random_policy_never_challenges_and_always_jumps() -> None:
+    t = wd4_round(["WD4", "G9", "G1"], "challenge")
+    t.ev("challenge", p=2, target=1, success=False)
+    t.draw(2, 6, "challenge").skip(2)
+    t.turn(0).play(0, "G3")
+    t.turn(1).play(1, "G9").uno(1)
+    t.turn(2).play(2, "G7")
+    t.turn(0).draw(0, 1, "turn")
+    t.turn(1).play(1, "G1").end(1)
+    assert_caught_with(t.events, "random", "random policy: seat 2 challenges")
+    t = TB([["R7", "R2"], ["R7", "R1"], ["R7", "B4"]], ["R5"], jump_in=True, decks=2)
+    t.flip()
+    t.turn(1).play(1, "R7").uno(1)
+    t.jump(2, "R7").uno(2)  # seat 2 is first after seat 1
+    t.turn(0).play(0, "R2").uno(0)  # seat 0 still holds R7 on R7 but does not jump
+    t.turn(1).play(1, "R1").end(1)
+    assert_caught_with(t.events, "random", "random policy: seat 0 holds R7 and does not jump")
+    assert violations(t.events) == []  # another policy may decline
+
+
+def test_random_policy_stacks_when_it_can() -> None:
+    t = TB(
+        [["Y2", "GD2"], ["RD2", "G9"], ["B1", "B3"]],
+        ["R5", "Y1", "Y3", "B9"],
+        draw_two_on_draw_two=True,
+        max_turns=2,
+    )
+    t.flip()
+    t.turn(1).play(1, "RD2").uno(1)
+    t.draw(2, 2, "draw2").skip(2)  # seat 2 has no Draw Two: accepts
+    t.turn(0).play(0, "GD2").uno(0)
+    t.draw(1, 2, "draw2").skip(1)  # seat 1 holds G9 only: accepts
+    t.end(None)
+    assert_valid_trace(t.events, policies="random")
+    t = TB(
+        [["Y2", "GD2"], ["RD2", "G9"], ["BD2", "B3"]],
+        ["R5", "Y1", "Y3"],
+        draw_two_on_draw_two=True,
+        max_turns=1,
+    )
+    t.flip()
+    t.turn(1).play(1, "RD2").uno(1)
+    t.draw(2, 2, "draw2").skip(2)  # holds BD2 and could stack
+    t.end(None)
+    assert violations(t.events) == []
+    assert_caught_with(t.events, "random", "seat 2 accepts the penalty holding the stackable BD2")
+
+
+def behaviour_rules(**rates: float) -> dict[str, float]:
+    beh = {
+        "uno_forget_rate": 0.0,
+        "uno_catch_rate": 1.0,
+        "movie_madness_fail_rate": 0.5,
+        "dont_talk_slip_rate": 0.1,
+    }
+    beh.update(rates)
+    return beh
+
+
+def test_uno_penalty_and_behaviour_rates() -> None:
+    def trace(called: bool, caught: bool, **rates: float) -> list[dict[str, Any]]:
+        t = TB(
+            [["G1", "G2"], ["R3", "R4"], ["Y1", "Y2"]],
+            ["R5", "B7", "B8"],
+            max_turns=1,
+            behaviour=behaviour_rules(**rates),
+        )
+        t.flip().turn(1).play(1, "R3").uno(1, called, caught)
+        if caught:
+            t.draw(1, 2, "uno")
+        return t.end(None).events
+
+    assert violations(trace(False, True, uno_forget_rate=0.5)) == []
+    assert violations(trace(False, False, uno_forget_rate=0.5, uno_catch_rate=0.5)) == []
+    assert violations(trace(True, False)) == []
+    assert_caught(trace(False, True), "uno.called is False with uno_forget_rate 0.0")
+    assert_caught(
+        trace(False, False, uno_forget_rate=0.5), "uno.caught is False with uno_catch_rate 1.0"
+    )
+    assert_caught(trace(True, True, uno_forget_rate=0.5), "uno is both called and caught")
+    ev = trace(False, True, uno_forget_rate=0.5)
+    ev[find(ev, "draw", cause="uno")]["cards"].pop()
+    assert_caught(ev, "seat 1 draws 1 card(s) (cause uno), expected 2")
+
+
+def test_movie_madness_and_slip_rates() -> None:
+    t = TB(
+        [["B1"], ["WX"], ["Y1"]],
+        ["R5"],
+        special="movie_madness",
+        behaviour=behaviour_rules(movie_madness_fail_rate=1.0),
+    )
+    t.flip().turn(1).play(1, "WX", "G")
+    t.ev("special", p=1, card="WX", target=0, outcome="named").end(1)
+    assert_caught(t.events, "Movie Madness outcome 'named' with fail rate 1.0")
+    t = TB(
+        [["B3", "B4", "B5"], ["WX", "B9", "B8"], ["B2", "B1", "B6"]],
+        ["R5"],
+        special="dont_talk",
+        behaviour=behaviour_rules(dont_talk_slip_rate=0.0),
+        max_turns=3,
+    )
+    t.flip().turn(1).play(1, "WX", "B")
+    t.ev("special", p=1, card="WX", target=0, outcome="silenced")
+    t.turn(2).play(2, "B2")
+    t.turn(0).ev("slip", p=0).draw(0, 3, "dont_talk").play(0, "B3")
+    t.end(None)
+    assert_caught(t.events, "seat 0 slips with dont_talk_slip_rate 0")
+    t.events[0]["rules"]["behaviour"]["dont_talk_slip_rate"] = 0.5
+    assert_valid_trace(t.events)
+
+
+# --- match scoring variants --------------------------------------------------------
+
+
+def test_match_partners() -> None:
+    t = TB([["B9"], ["R4"], ["Y7"], ["G2"]], ["R5"], mode="match", scoring="partners", target=10)
+    t.flip().turn(1).play(1, "R4").end(1)
+    assert t.events[-1]["points"] == 9 + 7  # seats 0 and 2 hold the opponents' cards
+    ev = t.events + [
+        {"e": "score", "round": 0, "scores": [0, 16, 0, 16], "eliminated": []},
+        {"e": "match_end", "round": 0, "winner": [1, 3], "scores": [0, 16, 0, 16]},
+    ]
+    assert_valid_trace(ev)
+    bad = copy.deepcopy(ev)
+    bad[-1]["winner"] = 1
+    assert_caught(bad, "match_end.winner is 1, expected [1, 3]")
+    bad = copy.deepcopy(ev)
+    bad[-3]["points"] = 18  # all three other hands
+    assert_caught(bad, "end.points is 18, expected 16")
+
+
+def test_match_elimination() -> None:
+    def rnd(
+        r: int, dealer: int, hands: list[list[str]], up: str, w: int, active: list[int]
+    ) -> list[dict[str, Any]]:
+        t = TB(
+            hands,
+            [up],
+            dealer=dealer,
+            rnd=r,
+            mode="match",
+            scoring="elimination",
+            target=10,
+            extra={"active": active},
+            hand_size=1,
+        )
+        return t.flip().turn(w).play(w, hands[w][0]).end(w).events
+
+    ev = rnd(0, 0, [["B9"], ["R4"], ["Y5"]], "R5", 1, [0, 1, 2])
+    assert ev[-1]["points"] == 14  # every remaining hand
+    ev.append({"e": "score", "round": 0, "scores": [9, 0, 5], "eliminated": []})
+    ev += rnd(1, 1, [["G3"], ["R4"], ["R2"]], "R6", 2, [0, 1, 2])
+    ev.append({"e": "score", "round": 1, "scores": [12, 4, 5], "eliminated": [0]})
+    ev += rnd(2, 2, [[], ["Y1"], ["Y8"]], "Y6", 1, [1, 2])  # seat 0 is out
+    ev.append({"e": "score", "round": 2, "scores": [12, 4, 13], "eliminated": [0, 2]})
+    ev.append({"e": "match_end", "round": 2, "winner": 1, "scores": [12, 4, 13]})
+    assert_valid_trace(ev)
+    bad = copy.deepcopy(ev)
+    bad[find(bad, "deal", k=2)].update(active=[0, 1, 2])
+    assert_caught(bad, "deal.active is [0, 1, 2], expected [1, 2]")
+    bad = copy.deepcopy(ev)
+    bad[find(bad, "score", k=1)]["eliminated"] = []
+    assert_caught(bad, "score.eliminated is [], expected [0]")
+    bad = copy.deepcopy(ev)
+    bad[find(bad, "deal", k=2)]["dealer"] = 1
+    assert_caught(bad, "dealer is 1, expected 2")
+
+
+# --- the engine, when it is there ------------------------------------------------
+
+
+ENGINE_CONFIGS = [
+    ("classic.yaml", []),
+    ("chaos.yaml", ["behaviour.uno_forget_rate=0.3", "behaviour.uno_catch_rate=0.5"]),
+    ("chaos.yaml", ["players=2"]),
+    ("disney100.yaml", ["players=3"]),
+    ("disney_wish.yaml", []),
+    ("encanto.yaml", ["behaviour.dont_talk_slip_rate=0.5"]),
+    ("classic.yaml", ["policy=strategic", "house_rules.stacking.wd4_on_wd4=true"]),
+    ("match.yaml", ["scoring=elimination", "target=150", "players=5"]),
+    ("match.yaml", ["scoring=partners", "target=200"]),
+]
+
+
+@pytest.mark.parametrize(("config", "overrides"), ENGINE_CONFIGS)
+def test_engine_traces_replay(config: str, overrides: list[str]) -> None:
+    """Real engine traces must replay cleanly (skipped until the engine exists)."""
+    try:
+        from unosim.config import compile_config, load_config
+        from unosim.engine.game import play_game
+    except ImportError:
+        pytest.skip("engine not available")
+    path = Path(__file__).resolve().parent.parent / "configs" / config
+    if not path.exists():
+        pytest.skip(f"no {config}")
+    cfg = load_config(path, overrides)
+    cc = compile_config(cfg)
+    for seed in range(5):
+        ev = play_game(cc, seed)
+        res = assert_valid_trace(ev, policies=cfg.seat_policies)
+        assert res.rounds >= 1

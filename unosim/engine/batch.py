@@ -51,7 +51,7 @@ def merge_aggregates(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> dict
 
 
 def simulate(cc: Any, seed: int, start: int, count: int, records: bool = False,
-             state: tuple | None = None) -> tuple[dict[str, np.ndarray], np.ndarray | None]:
+             state: np.void | None = None) -> tuple[dict[str, np.ndarray], np.ndarray | None]:
     """Play games ``start .. start+count-1`` of ``seed``; aggregates and, if asked,
     one record row per round (columns `kernel.REC_*`)."""
     S = state if state is not None else alloc_state(cc, trace=False)

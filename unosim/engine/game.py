@@ -89,24 +89,49 @@ def parse_action(a: int | str) -> int:
     raise IllegalActionError(f"unknown action {a!r}")
 
 
-def config_tuple(cc: Any) -> tuple:
-    """The kernel's config tuple from a `CompiledConfig`."""
-    return (cc.ci, cc.cf, cc.pp, cc.points, cc.wish_icons, cc.deck_counts)
+MAXP = 10
+PILE_MIN = 4 * 112 + 1
 
 
-def alloc_state(cc: Any, trace: bool) -> tuple:
-    """Fresh state arrays sized for this config (see the kernel docstring)."""
+def _config_dtype(cc: Any) -> np.dtype:
+    return np.dtype([("ci", np.int64, (L.NCI,)), ("cf", np.float64, (L.NCF,)),
+                     ("pp", np.float64, (MAXP, L.NPP)), ("points", np.int64, (NK,)),
+                     ("icons", np.int64, (NK,)), ("dc", np.int64, (NK,))])
+
+
+def config_tuple(cc: Any) -> np.void:
+    """The kernel's config record from a `CompiledConfig`.
+
+    Records travel into compiled calls as one pointer; a tuple of arrays
+    would be copied field by field into every call of the inner loop."""
+    rec = np.zeros(1, _config_dtype(cc))
     n = int(cc.ci[L.C_PLAYERS])
+    rec["ci"][0] = cc.ci
+    rec["cf"][0] = cc.cf
+    rec["pp"][0][:n] = cc.pp
+    rec["points"][0] = cc.points
+    rec["icons"][0] = cc.wish_icons
+    rec["dc"][0] = cc.deck_counts
+    return rec[0]
+
+
+def state_dtype(pile: int) -> np.dtype:
+    """One fixed layout for every config of a standard size, so the kernel
+    compiles once (a bigger custom deck widens the piles)."""
+    return np.dtype([("s", np.int64, (K.NS,)), ("hands", np.int64, (MAXP, NK + 1)),
+                     ("piles", np.int64, (2, pile)), ("seat", np.int64, (MAXP, 4)),
+                     ("rng", np.uint64, (4,)), ("ev", np.int64, (EV_ROWS, L.EV_W)),
+                     ("cl", np.int64, (CL_SIZE,)), ("st", np.int64, (L.NR,)),
+                     ("scratch", np.int64, (4, NK + 1))])
+
+
+def alloc_state(cc: Any, trace: bool) -> np.void:
+    """A fresh state record (fields as in the kernel docstring)."""
     size = int(cc.ci[L.C_DECK_SIZE])
-    s = np.zeros(K.NS, np.int64)
-    s[K.S_TRACE] = 1 if trace else 0
-    seat = np.zeros((n, 4), np.int64)
-    seat[:, K.SEAT_ALIVE] = 1
-    ev = np.zeros((EV_ROWS if trace else 1, L.EV_W), np.int64)
-    cl = np.zeros(CL_SIZE if trace else 1, np.int64)
-    return (s, np.zeros((n, NK + 1), np.int64), np.zeros((2, size + 1), np.int64), seat,
-            np.zeros(4, np.uint64), ev, cl, np.zeros(L.NR, np.int64),
-            np.zeros((4, NK + 1), np.int64))
+    rec = np.zeros(1, state_dtype(max(PILE_MIN, size + 1)))[0]
+    rec["s"][K.S_TRACE] = 1 if trace else 0
+    rec["seat"][:, K.SEAT_ALIVE] = 1
+    return rec
 
 
 def seed_keys(seed: int) -> tuple[int, int]:
@@ -127,8 +152,8 @@ class Round:
     """One round (or a match, via `Match`) driven one action at a time."""
 
     cc: Any
-    S: tuple
-    C: tuple
+    S: np.void
+    C: np.void
     round_index: int = 0
     _events: list | None = None
 
@@ -143,7 +168,7 @@ class Round:
         """A shuffled round: game ``game`` of the stream keyed by ``seed``."""
         r = cls._blank(cc, trace)
         k0, k1 = seed_keys(seed)
-        K.seed_game(r.S[4], np.uint64(k0), np.uint64(k1), game)
+        K.seed_game(r.S['rng'], np.uint64(k0), np.uint64(k1), game)
         n = r.players
         K.new_round(r.S, r.C, game % n if dealer is None else dealer)
         r._drain()
@@ -157,12 +182,12 @@ class Round:
         pile in the same order (the next flip or draw takes the first)."""
         r = cls._blank(cc)
         ks = _tokens(deck, "deck")
-        if len(ks) > r.S[2].shape[1]:
+        if len(ks) > r.S['piles'].shape[1] - 1:
             raise IllegalActionError(f"deck of {len(ks)} cards exceeds the pile size")
-        K.seed_game(r.S[4], np.uint64(seed), np.uint64(0), 0)
+        K.seed_game(r.S['rng'], np.uint64(seed), np.uint64(0), 0)
         K.reset_state(r.S, r.C, dealer)
-        r.S[2][0, : len(ks)] = ks[::-1]
-        r.S[0][K.S_NDRAW] = len(ks)
+        r.S['piles'][0, : len(ks)] = ks[::-1]
+        r.S['s'][K.S_NDRAW] = len(ks)
         K.deal(r.S, r.C, dealer)
         r._drain()
         return r
@@ -179,9 +204,9 @@ class Round:
         n = r.players
         if len(hands) != n:
             raise IllegalActionError(f"{len(hands)} hands for {n} players")
-        K.seed_game(r.S[4], np.uint64(seed), np.uint64(0), 0)
+        K.seed_game(r.S['rng'], np.uint64(seed), np.uint64(0), 0)
         K.reset_state(r.S, r.C, (player - direction) % n if dealer is None else dealer)
-        s, _, piles = r.S[0], r.S[1], r.S[2]
+        s, _, piles = r.S['s'], r.S['hands'], r.S['piles']
         for p, h in enumerate(hands):
             for k in _tokens(h, f"hand {p}"):
                 K.add_card(r.S, p, k)
@@ -201,36 +226,36 @@ class Round:
     # --- reading ------------------------------------------------------------
     @property
     def players(self) -> int:
-        return int(self.C[0][L.C_PLAYERS])
+        return int(self.C['ci'][L.C_PLAYERS])
 
     @property
     def phase(self) -> str:
-        return PHASE_NAMES[int(self.S[0][K.S_PHASE])]
+        return PHASE_NAMES[int(self.S['s'][K.S_PHASE])]
 
     @property
     def is_over(self) -> bool:
-        return int(self.S[0][K.S_PHASE]) == L.PH_DONE
+        return int(self.S['s'][K.S_PHASE]) == L.PH_DONE
 
     @property
     def current_player(self) -> int:
         """Who must decide now (-1 once the round is over)."""
-        return -1 if self.is_over else int(self.S[0][K.S_CUR])
+        return -1 if self.is_over else int(self.S['s'][K.S_CUR])
 
     @property
     def color(self) -> str:
-        return COLORS[int(self.S[0][K.S_COLOR])]
+        return COLORS[int(self.S['s'][K.S_COLOR])]
 
     @property
     def direction(self) -> int:
-        return int(self.S[0][K.S_DIR])
+        return int(self.S['s'][K.S_DIR])
 
     @property
     def pending(self) -> int:
         """Cards the next player faces drawing (Draw Two / WD4 / a stack)."""
-        return int(self.S[0][K.S_PEND])
+        return int(self.S['s'][K.S_PEND])
 
     def hand(self, p: int) -> list[str]:
-        row = self.S[1][p]
+        row = self.S['hands'][p]
         return [token(k) for k in range(NK) for _ in range(int(row[k]))]
 
     @property
@@ -240,14 +265,14 @@ class Round:
     @property
     def draw_pile(self) -> list[str]:
         """Draw pile in draw order (first element is the next card drawn)."""
-        n = int(self.S[0][K.S_NDRAW])
-        return [token(k) for k in self.S[2][0, :n][::-1]]
+        n = int(self.S['s'][K.S_NDRAW])
+        return [token(k) for k in self.S['piles'][0, :n][::-1]]
 
     @property
     def discard(self) -> list[str]:
         """Discard pile, bottom first (last element is the top card)."""
-        n = int(self.S[0][K.S_NDISC])
-        return [token(k) for k in self.S[2][1, :n]]
+        n = int(self.S['s'][K.S_NDISC])
+        return [token(k) for k in self.S['piles'][1, :n]]
 
     @property
     def top(self) -> str:
@@ -255,12 +280,12 @@ class Round:
 
     @property
     def winner(self) -> int | None:
-        w = int(self.S[7][L.R_WINNER])
+        w = int(self.S['st'][L.R_WINNER])
         return None if w < 0 else w
 
     @property
     def stats(self) -> dict[str, Any]:
-        st = self.S[7]
+        st = self.S['st']
         out = {name: int(st[getattr(L, "R_" + name.upper())]) for name in (
             "turns", "jumps", "played", "drawn", "reshuffles", "special_plays",
             "special_drawn", "points", "challenges", "swaps")}
@@ -311,7 +336,7 @@ class Round:
         return list(self._events or [])
 
     def _drain(self) -> None:
-        s = self.S[0]
+        s = self.S['s']
         if s[K.S_TRACE] == 0:
             return
         if s[K.S_OVERFLOW]:
@@ -319,7 +344,7 @@ class Round:
         from unosim.engine.trace import render_events
 
         n = int(s[K.S_NEV])
-        self._events.extend(render_events(self, self.S[5][:n], self.S[6]))
+        self._events.extend(render_events(self, self.S['ev'][:n], self.S['cl']))
         s[K.S_NEV] = 0
         s[K.S_NCL] = 0
 
@@ -329,7 +354,7 @@ def play_game(cc: Any, seed: int, game: int = 0) -> list[dict]:
     simulator plays game ``game`` of seed ``seed``."""
     r = Round._blank(cc)
     k0, k1 = seed_keys(seed)
-    K.seed_game(r.S[4], np.uint64(k0), np.uint64(k1), game)
+    K.seed_game(r.S['rng'], np.uint64(k0), np.uint64(k1), game)
     n = r.players
     if int(cc.ci[L.C_MODE]) == 0:
         K.new_round(r.S, r.C, game % n)
@@ -337,7 +362,7 @@ def play_game(cc: Any, seed: int, game: int = 0) -> list[dict]:
         r.play_out()
         return r.events()
     K.start_match(r.S, r.C)
-    winners = r.S[8][3]
+    winners = r.S['scratch'][3]
     dealer = 0
     while True:
         K.new_round(r.S, r.C, dealer)

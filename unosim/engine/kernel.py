@@ -5,7 +5,7 @@ same step functions serve the million-round batch loop and the Python façade
 (`unosim.engine.game`) that tests, traces and custom strategies drive one
 action at a time. There is no second copy of the rules anywhere.
 
-State ``S`` is a tuple of arrays ``(s, hands, piles, seat, rng, ev, cl, st, scratch)``:
+State ``S`` is a numpy record (one pointer per call) with array fields:
 
 - ``s``     int64 scalars, indexed by the ``S_*`` constants below;
 - ``hands`` int64[P, NK+1]: card counts per kind, column NK = hand size;
@@ -16,8 +16,8 @@ State ``S`` is a tuple of arrays ``(s, hands, piles, seat, rng, ev, cl, st, scra
 - ``st``    int64[NR]: the round's counters (``R_*`` in layout);
 - ``scratch`` int64[4, NK+1]: work space (the kernel never allocates).
 
-Config ``C`` is ``(ci, cf, pp, points, icons, deck_counts)`` from
-`unosim.config.compile_config`.
+Config ``C`` is a record with fields ``ci, cf, pp, points, icons, dc``
+built from `unosim.config.compile_config`.
 
 The round is a state machine: ``apply_action`` runs the rules forward until
 the next decision (a ``PH_*`` phase naming who must choose) or the end.
@@ -123,7 +123,7 @@ from unosim.engine.layout import (
 
 # No NRT: refcounting on every array access would cost ~20 ns a call in the
 # inner loop (numba issue #2350), so the kernel never allocates; scratch
-# space lives in the state tuple.
+# space lives in the state record.
 jit = njit(cache=True, _nrt=False)
 
 NK = 55
@@ -161,6 +161,7 @@ S_DRAW_OFF = 26
 S_ROUND = 27
 S_OVERFLOW = 28
 S_FIRSTP = 29
+S_STACK_TURN = 30  # a stacking turn has started (turn and slip written), card still to play
 NS = 32
 
 SEAT_ALIVE, SEAT_SILENCED, SEAT_SCORE = 0, 1, 2
@@ -238,7 +239,7 @@ def chance(rng, rate):
 # --- events (tracing only) ---------------------------------------------------
 @jit
 def emit(S, code, a, b, c, off, ln):
-    s, ev = S[0], S[5]
+    s, ev = S.s, S.ev
     if s[S_TRACE] == 0:
         return
     i = s[S_NEV]
@@ -256,7 +257,7 @@ def emit(S, code, a, b, c, off, ln):
 
 @jit
 def log_card(S, k):
-    s, cl = S[0], S[6]
+    s, cl = S.s, S.cl
     if s[S_TRACE] == 0:
         return
     i = s[S_NCL]
@@ -269,7 +270,7 @@ def log_card(S, k):
 
 @jit
 def log_pile(S, row):
-    s, piles = S[0], S[2]
+    s, piles = S.s, S.piles
     n = s[S_NDRAW] if row == 0 else s[S_NDISC]
     off = s[S_NCL]
     for i in range(n):
@@ -288,8 +289,8 @@ def _copy(dst, src):
 def next_alive(S, C, p, d):
     """Next seat in the round from ``p`` in direction ``d`` (no modulo: an
     integer division would be the costliest instruction of a turn)."""
-    seat = S[3]
-    n = C[0][C_PLAYERS]
+    seat = S.seat
+    n = C.ci[C_PLAYERS]
     q = p
     for _ in range(n):
         q += d
@@ -304,13 +305,13 @@ def next_alive(S, C, p, d):
 
 @jit
 def top_card(S):
-    s, piles = S[0], S[2]
+    s, piles = S.s, S.piles
     return piles[1, s[S_NDISC] - 1]
 
 
 @jit
 def hand_points(S, C, q):
-    hands, pts = S[1], C[3]
+    hands, pts = S.hands, C.points
     t = 0
     for k in range(NK):
         t += hands[q, k] * pts[k]
@@ -321,13 +322,13 @@ def hand_points(S, C, q):
 def wd4_ok(S, C, p):
     """RULES 3: a WD4 is legal only without another card of the active color
     (and, where the edition says wilds match the color, without W or WX)."""
-    s, hands = S[0], S[1]
+    s, hands = S.s, S.hands
     c = s[S_COLOR]
     base = c * 13
     for r in range(13):
         if hands[p, base + r] > 0:
             return False
-    if C[0][C_WD4_WILDS_BLOCK] != 0 and (hands[p, W] > 0 or hands[p, WX] > 0):
+    if C.ci[C_WD4_WILDS_BLOCK] != 0 and (hands[p, W] > 0 or hands[p, WX] > 0):
         return False
     return True
 
@@ -339,7 +340,7 @@ def can_play(S, C, p, k):
         return True
     if k == WD4:
         return wd4_ok(S, C, p)
-    if k // 13 == S[0][S_COLOR]:
+    if k // 13 == S.s[S_COLOR]:
         return True
     t = top_card(S)
     return t < 52 and t % 13 == k % 13
@@ -348,8 +349,8 @@ def can_play(S, C, p, k):
 @jit
 def can_stack(S, C, p, k):
     """May ``k`` be added to the pending draw (stacking switches + section 3)?"""
-    ci, s, pp = C[0], S[0], C[2]
-    if S[1][p, k] <= 0:
+    ci, s, pp = C.ci, S.s, C.pp
+    if S.hands[p, k] <= 0:
         return False
     if s[S_PEND_KIND] == WD4:
         if k == WD4:
@@ -362,21 +363,21 @@ def can_stack(S, C, p, k):
 
 @jit
 def add_card(S, p, k):
-    hands = S[1]
+    hands = S.hands
     hands[p, k] += 1
     hands[p, NK] += 1
 
 
 @jit
 def remove_card(S, p, k):
-    hands = S[1]
+    hands = S.hands
     hands[p, k] -= 1
     hands[p, NK] -= 1
 
 
 @jit
 def shuffle_row(S, row, n):
-    piles, rng = S[2], S[4]
+    piles, rng = S.piles, S.rng
     for i in range(n - 1, 0, -1):
         j = rng_int(rng, i + 1)
         t = piles[row, i]
@@ -387,7 +388,7 @@ def shuffle_row(S, row, n):
 # --- drawing ------------------------------------------------------------------
 @jit
 def open_draw(S, p, cause):
-    s = S[0]
+    s = S.s
     s[S_DRAW_P] = p
     s[S_DRAW_CAUSE] = cause
     s[S_DRAW_OFF] = s[S_NCL]
@@ -395,7 +396,7 @@ def open_draw(S, p, cause):
 
 @jit
 def close_draw(S):
-    s = S[0]
+    s = S.s
     n = s[S_NCL] - s[S_DRAW_OFF]
     if n > 0:
         emit(S, EV_DRAW, s[S_DRAW_P], s[S_DRAW_CAUSE], 0, s[S_DRAW_OFF], n)
@@ -404,7 +405,7 @@ def close_draw(S):
 @jit
 def reshuffle(S):
     """Keep the top discard, shuffle the rest into a new draw pile (RULES 3)."""
-    s, piles, st = S[0], S[2], S[7]
+    s, piles, st = S.s, S.piles, S.st
     nd = s[S_NDISC]
     if nd <= 1:
         return False
@@ -426,7 +427,7 @@ def reshuffle(S):
 @jit
 def draw_one(S):
     """Top card of the draw pile into the open draw's hand; -1 if both piles are dry."""
-    s, piles, st = S[0], S[2], S[7]
+    s, piles, st = S.s, S.piles, S.st
     if s[S_NDRAW] == 0:
         if not reshuffle(S):
             return -1
@@ -455,7 +456,7 @@ def draw_n(S, p, n, cause):
 # --- round set-up ---------------------------------------------------------------
 @jit
 def reset_state(S, C, dealer):
-    s, hands, seat, st = S[0], S[1], S[3], S[7]
+    s, hands, seat, st = S.s, S.hands, S.seat, S.st
     for q in range(hands.shape[0]):
         for k in range(hands.shape[1]):
             hands[q, k] = 0
@@ -466,12 +467,13 @@ def reset_state(S, C, dealer):
     s[S_PEND] = 0
     s[S_CHAIN] = 0
     s[S_PEND_KIND] = 0
+    s[S_STACK_TURN] = 0
     s[S_NDISC] = 0
     s[S_DEALER] = dealer
     s[S_LASTP] = -1
     s[S_LASTK] = -1
     n = 0
-    for q in range(C[0][C_PLAYERS]):
+    for q in range(C.ci[C_PLAYERS]):
         seat[q, SEAT_SILENCED] = 0
         if seat[q, SEAT_ALIVE] != 0:
             n += 1
@@ -480,7 +482,7 @@ def reset_state(S, C, dealer):
 
 @jit
 def shuffled_deck(S, C):
-    s, piles, dc = S[0], S[2], C[5]
+    s, piles, dc = S.s, S.piles, C.dc
     n = 0
     for k in range(NK):
         for _ in range(dc[k]):
@@ -494,8 +496,8 @@ def shuffled_deck(S, C):
 def deal(S, C, dealer):
     """Deal one card at a time from the top, starting left of the dealer, then
     flip (RULES 2). The draw pile must already be in ``piles[0]``."""
-    s, hands, piles = S[0], S[1], S[2]
-    ci = C[0]
+    s, hands, piles = S.s, S.hands, S.piles
+    ci = C.ci
     first = next_alive(S, C, dealer, 1)
     for _ in range(ci[C_HAND_SIZE]):
         q = first
@@ -519,7 +521,7 @@ def deal(S, C, dealer):
 
 @jit
 def flip_one(S):
-    s, piles = S[0], S[2]
+    s, piles = S.s, S.piles
     n = s[S_NDRAW] - 1
     k = piles[0, n]
     s[S_NDRAW] = n
@@ -531,9 +533,9 @@ def flip_one(S):
 
 @jit
 def first_flip(S, C):
-    s, piles, rng = S[0], S[2], S[4]
+    s, piles, rng = S.s, S.piles, S.rng
     k = flip_one(S)
-    if C[0][C_FIRST_FLIP] == FLIP_REDRAW:
+    if C.ci[C_FIRST_FLIP] == FLIP_REDRAW:
         # an action or wild card's effect is ignored; flip on top of it
         while (k >= 52 or k % 13 >= 10) and s[S_NDRAW] > 0:
             k = flip_one(S)
@@ -562,7 +564,7 @@ def first_flip(S, C):
         return
     s[S_COLOR] = k // 13
     r = k % 13
-    if C[0][C_FIRST_FLIP] == FLIP_REDRAW or r < 10:
+    if C.ci[C_FIRST_FLIP] == FLIP_REDRAW or r < 10:
         begin_turn(S, C, fp)
     elif r == DRAW2:
         draw_n(S, fp, 2, CAUSE_DRAW2)
@@ -588,8 +590,8 @@ def new_round(S, C, dealer):
 # --- turns ------------------------------------------------------------------------
 @jit
 def end_round(S, C, w):
-    s, seat, st = S[0], S[3], S[7]
-    ci = C[0]
+    s, seat, st = S.s, S.seat, S.st
+    ci = C.ci
     pts = 0
     if w >= 0:
         sc = ci[C_SCORING]
@@ -612,8 +614,8 @@ def end_round(S, C, w):
 @jit
 def begin_turn(S, C, p):
     """A regular turn starts (or the round stalls at the turn cap)."""
-    s, _seat, st = S[0], S[3], S[7]
-    if st[R_TURNS] >= C[0][C_MAX_TURNS]:
+    s, _seat, st = S.s, S.seat, S.st
+    if st[R_TURNS] >= C.ci[C_MAX_TURNS]:
         end_round(S, C, -1)
         return
     st[R_TURNS] += 1
@@ -625,20 +627,20 @@ def begin_turn(S, C, p):
 
 @jit
 def slip_check(S, C, p):
-    if S[3][p, SEAT_SILENCED] != 0 and chance(S[4], C[1][F_SLIP]):
+    if S.seat[p, SEAT_SILENCED] != 0 and chance(S.rng, C.cf[F_SLIP]):
         emit(S, EV_SLIP, p, 0, 0, 0, 0)
         draw_n(S, p, 3, CAUSE_DONT_TALK)
 
 
 @jit
 def next_turn(S, C):
-    begin_turn(S, C, S[0][S_NEXT])
+    begin_turn(S, C, S.s[S_NEXT])
 
 
 @jit
 def start_play(S, C, p, k):
     """``p`` puts ``k`` on the discard; wilds wait for their color."""
-    s, piles, st = S[0], S[2], S[7]
+    s, piles, st = S.s, S.piles, S.st
     if k == WD4:
         s[S_WD4_LEGAL] = 1 if wd4_ok(S, C, p) else 0
         s[S_WD4_PLAYER] = p
@@ -659,7 +661,7 @@ def start_play(S, C, p, k):
 
 @jit
 def after_color(S, C):
-    s, ci = S[0], C[0]
+    s, ci = S.s, C.ci
     p, k = s[S_LASTP], s[S_LASTK]
     sp = ci[C_SPECIAL]
     if k == WX and (sp == SPECIAL_MOVIE or sp == SPECIAL_DONT_TALK) and s[S_NALIVE] > 1:
@@ -672,10 +674,10 @@ def after_color(S, C):
 
 @jit
 def do_uno(S, C, p):
-    s, seat, rng, cf = S[0], S[3], S[4], C[1]
+    s, seat, rng, cf = S.s, S.seat, S.rng, C.cf
     if not chance(rng, cf[F_UNO_FORGET]):
         emit(S, EV_UNO, p, 1, 0, 0, 0)
-        for q in range(C[0][C_PLAYERS]):
+        for q in range(C.ci[C_PLAYERS]):
             if seat[q, SEAT_SILENCED] != 0:
                 seat[q, SEAT_SILENCED] = 0
                 emit(S, EV_SILENCE_END, q, 0, 0, 0, 0)
@@ -683,14 +685,14 @@ def do_uno(S, C, p):
     caught = chance(rng, cf[F_UNO_CATCH])
     emit(S, EV_UNO, p, 0, 1 if caught else 0, 0, 0)
     if caught:
-        draw_n(S, p, C[0][C_UNO_PENALTY], CAUSE_UNO)
+        draw_n(S, p, C.ci[C_UNO_PENALTY], CAUSE_UNO)
     _ = s
 
 
 @jit
 def do_special(S, C, p):
-    s, hands, rng, st = S[0], S[1], S[4], S[7]
-    ci, cf, icons = C[0], C[1], C[4]
+    s, hands, rng, st = S.s, S.hands, S.rng, S.st
+    ci, cf, icons = C.ci, C.cf, C.icons
     sp = ci[C_SPECIAL]
     st[R_SPECIAL_PLAYS] += 1
     if sp == SPECIAL_MOVIE:
@@ -705,7 +707,7 @@ def do_special(S, C, p):
         if s[S_NALIVE] <= 1:
             return
         t = s[S_TGT]
-        S[3][t, SEAT_SILENCED] = 1
+        S.seat[t, SEAT_SILENCED] = 1
         emit(S, EV_SPECIAL, p, t, 0, 0, 0)
     elif sp == SPECIAL_WISH:
         # who can show an icon card is decided before anyone draws
@@ -743,7 +745,7 @@ def do_special(S, C, p):
 @jit
 def after_choices(S, C):
     """Every choice for the play is made: write it and resolve it (RULES 3, 5, 6)."""
-    s, hands, ci = S[0], S[1], C[0]
+    s, hands, ci = S.s, S.hands, C.ci
     p, k = s[S_LASTP], s[S_LASTK]
     d = s[S_DIR]
     emit(S, EV_PLAY, p, k, s[S_COLOR], 0, 0)
@@ -807,13 +809,13 @@ def after_choices(S, C):
 @jit
 def rotate_hands(S, C, d):
     """Seven-O 0: seat i's hand goes to seat i + direction (seats in the round)."""
-    hands, st = S[1], S[7]
-    n = C[0][C_PLAYERS]
-    first = next_alive(S, C, 0, 1) if S[3][0, SEAT_ALIVE] == 0 else 0
-    carry, tmp = S[8][1], S[8][2]
+    hands, st = S.hands, S.st
+    n = C.ci[C_PLAYERS]
+    first = next_alive(S, C, 0, 1) if S.seat[0, SEAT_ALIVE] == 0 else 0
+    carry, tmp = S.scratch[1], S.scratch[2]
     _copy(carry, hands[first])
     q = first
-    for _ in range(S[0][S_NALIVE]):
+    for _ in range(S.s[S_NALIVE]):
         t = next_alive(S, C, q, d)
         _copy(tmp, hands[t])
         _copy(hands[t], carry)
@@ -825,20 +827,27 @@ def rotate_hands(S, C, d):
 
 
 @jit
+def challengeable(S):
+    """May the player facing the pending draw challenge it? Only a WD4 that
+    starts a chain, and not once that player has begun a stacking turn."""
+    s = S.s
+    return s[S_PEND_KIND] == WD4 and s[S_CHAIN] == 1 and s[S_STACK_TURN] == 0
+
+
+@jit
 def pending_choice(S, C, p):
     """Does ``p`` have anything to decide when facing the pending draw?"""
-    s = S[0]
-    if s[S_PEND_KIND] == WD4 and s[S_CHAIN] == 1:
+    if challengeable(S):
         return True
     for k in range(NK):
-        if S[1][p, k] > 0 and can_stack(S, C, p, k):
+        if S.hands[p, k] > 0 and can_stack(S, C, p, k):
             return True
     return False
 
 
 @jit
 def goto_pending(S, C, victim):
-    s = S[0]
+    s = S.s
     s[S_PHASE] = PH_PENDING
     s[S_CUR] = victim
     if not pending_choice(S, C, victim):
@@ -847,7 +856,7 @@ def goto_pending(S, C, victim):
 
 @jit
 def accept(S, C):
-    s = S[0]
+    s = S.s
     v = s[S_CUR]
     if s[S_CHAIN] >= 2:
         cause = CAUSE_STACK
@@ -859,13 +868,14 @@ def accept(S, C):
     emit(S, EV_SKIP, v, 0, 0, 0, 0)
     s[S_PEND] = 0
     s[S_CHAIN] = 0
+    s[S_STACK_TURN] = 0
     s[S_NEXT] = next_alive(S, C, v, s[S_DIR])
     resolved(S, C)
 
 
 @jit
 def challenge(S, C):
-    s, st = S[0], S[7]
+    s, st = S.s, S.st
     v = s[S_CUR]
     wp = s[S_WD4_PLAYER]
     success = s[S_WD4_LEGAL] == 0
@@ -886,8 +896,8 @@ def challenge(S, C):
 @jit
 def resolved(S, C):
     """The play is fully resolved: offer jump-ins, else the next turn starts."""
-    s = S[0]
-    if C[0][C_JUMP_IN] != 0 and s[S_LASTP] >= 0 and top_card(S) < 52:
+    s = S.s
+    if C.ci[C_JUMP_IN] != 0 and s[S_LASTP] >= 0 and top_card(S) < 52:
         s[S_JUMP_I] = 0
         jump_scan(S, C)
         return
@@ -897,7 +907,7 @@ def resolved(S, C):
 @jit
 def jump_scan(S, C):
     """First seat in turn order after the top card's player holding its twin."""
-    s, hands = S[0], S[1]
+    s, hands = S.s, S.hands
     t = top_card(S)
     q = s[S_LASTP]
     for _ in range(s[S_JUMP_I] + 1):
@@ -916,7 +926,7 @@ def jump_scan(S, C):
 
 @jit
 def draw_for_turn(S, C, p):
-    s, ci = S[0], C[0]
+    s, ci = S.s, C.ci
     dup = ci[C_DRAW_UNTIL_PLAY] != 0
     open_draw(S, p, CAUSE_TURN)
     k = -1
@@ -937,7 +947,7 @@ def draw_for_turn(S, C, p):
 @jit
 def is_legal(S, C, a):
     """Is action ``a`` legal for the player who must decide now?"""
-    s, hands, pp = S[0], S[1], C[2]
+    s, hands, pp = S.s, S.hands, C.pp
     ph = s[S_PHASE]
     p = s[S_CUR]
     if a < 0 or a >= NA:
@@ -951,18 +961,18 @@ def is_legal(S, C, a):
     if ph == PH_DRAWN:
         if a == s[S_DRAWN]:
             return True
-        return a == A_PASS and C[0][C_DRAW_UNTIL_PLAY] == 0
+        return a == A_PASS and C.ci[C_DRAW_UNTIL_PLAY] == 0
     if ph == PH_COLOR:
         return A_COLOR <= a < A_COLOR + 4
     if ph == PH_PENDING:
         if a == A_ACCEPT:
             return True
         if a == A_CHALLENGE:
-            return s[S_PEND_KIND] == WD4 and s[S_CHAIN] == 1
+            return challengeable(S)
         return a < NK and can_stack(S, C, p, a)
     if ph == PH_TARGET:
         t = a - A_TARGET
-        return 0 <= t < C[0][C_PLAYERS] and t != p and S[3][t, SEAT_ALIVE] != 0
+        return 0 <= t < C.ci[C_PLAYERS] and t != p and S.seat[t, SEAT_ALIVE] != 0
     if ph == PH_JUMP:
         return a == A_PASS or (a < NK and a == top_card(S) and hands[p, a] > 0)
     return False
@@ -986,7 +996,7 @@ def apply_action(S, C, a):
     Returns False (changing nothing) when ``a`` is not legal."""
     if not is_legal(S, C, a):
         return False
-    s, st = S[0], S[7]
+    s, st = S.s, S.st
     ph = s[S_PHASE]
     p = s[S_CUR]
     if ph == PH_TURN:
@@ -1012,19 +1022,30 @@ def apply_action(S, C, a):
         elif a == A_CHALLENGE:
             challenge(S, C)
         else:
-            # stacking is a regular turn (RULES 10)
-            if st[R_TURNS] >= C[0][C_MAX_TURNS]:
-                end_round(S, C, -1)
-                return True
-            st[R_TURNS] += 1
-            emit(S, EV_TURN, p, s[S_COLOR], top_card(S), 0, 0)
-            slip_check(S, C, p)
+            # stacking is a regular turn (RULES 10); a silenced player's slip
+            # comes at its start, before the card is played
+            if s[S_STACK_TURN] == 0:
+                if st[R_TURNS] >= C.ci[C_MAX_TURNS]:
+                    end_round(S, C, -1)
+                    return True
+                st[R_TURNS] += 1
+                emit(S, EV_TURN, p, s[S_COLOR], top_card(S), 0, 0)
+                slip_check(S, C, p)
+                if not can_stack(S, C, p, a):
+                    # the slip's cards made the chosen WD4 illegal (RULES 10:
+                    # a stacked WD4 meets the color condition): within the
+                    # same turn, stack another card or take the draw
+                    s[S_STACK_TURN] = 1
+                    if not pending_choice(S, C, p):
+                        accept(S, C)
+                    return True
+            s[S_STACK_TURN] = 0
             start_play(S, C, p, a)
     elif ph == PH_TARGET:
         t = a - A_TARGET
         if s[S_TARGET_CTX] == TGT_SWAP:
-            hands = S[1]
-            tmp = S[8][1]
+            hands = S.hands
+            tmp = S.scratch[1]
             _copy(tmp, hands[p])
             _copy(hands[p], hands[t])
             _copy(hands[t], tmp)
@@ -1040,7 +1061,7 @@ def apply_action(S, C, a):
             s[S_JUMP_I] += 1
             jump_scan(S, C)
         else:
-            if st[R_JUMPS] >= C[0][C_MAX_TURNS]:
+            if st[R_JUMPS] >= C.ci[C_MAX_TURNS]:
                 end_round(S, C, -1)
                 return True
             st[R_JUMPS] += 1
@@ -1057,7 +1078,7 @@ def _playable_mask(S, C, p, stack, mask):
     Written out per kind class instead of calling `can_play` 55 times: this is
     the innermost loop of every simulation. `can_play`/`can_stack` remain the
     definition; tests check the two agree."""
-    s, hands = S[0], S[1]
+    s, hands = S.s, S.hands
     for k in range(NK):
         mask[k] = 0
     if stack:
@@ -1078,16 +1099,16 @@ def _playable_mask(S, C, p, stack, mask):
             mask[cc * 13 + tr] = 1
     mask[W] = 1
     mask[WX] = 1
-    if held_color == 0 and (C[0][C_WD4_WILDS_BLOCK] == 0 or (hands[p, W] == 0 and hands[p, WX] == 0)):
+    if held_color == 0 and (C.ci[C_WD4_WILDS_BLOCK] == 0 or (hands[p, W] == 0 and hands[p, WX] == 0)):
         mask[WD4] = 1
 
 
 @jit
 def _uniform_card(S, C, p, stack):
     """A uniformly chosen physical card among the playable (or stackable) ones."""
-    hands, rng = S[1], S[4]
+    hands, rng = S.hands, S.rng
     if stack:
-        mask = S[8][0]
+        mask = S.scratch[0]
         _playable_mask(S, C, p, stack, mask)
         total = 0
         for k in range(NK):
@@ -1102,7 +1123,7 @@ def _uniform_card(S, C, p, stack):
             r -= c
         return -1
     # the hot path: active color, same rank in other colors, wilds
-    s = S[0]
+    s = S.s
     c = s[S_COLOR]
     t = top_card(S)
     tr = t % 13 if t < 52 else -1
@@ -1116,7 +1137,7 @@ def _uniform_card(S, C, p, stack):
             if cc != c:
                 total += hands[p, cc * 13 + tr]
     total += hands[p, W] + hands[p, WX]
-    wd4 = hands[p, WD4] if (held_color == 0 and (C[0][C_WD4_WILDS_BLOCK] == 0 or (
+    wd4 = hands[p, WD4] if (held_color == 0 and (C.ci[C_WD4_WILDS_BLOCK] == 0 or (
         hands[p, W] == 0 and hands[p, WX] == 0))) else 0
     total += wd4
     if total == 0:
@@ -1144,10 +1165,10 @@ def _uniform_card(S, C, p, stack):
 
 @jit
 def _uniform_target(S, C, p):
-    rng, seat = S[4], S[3]
-    n = S[0][S_NALIVE] - 1
+    rng, seat = S.rng, S.seat
+    n = S.s[S_NALIVE] - 1
     r = rng_int(rng, n)
-    for q in range(C[0][C_PLAYERS]):
+    for q in range(C.ci[C_PLAYERS]):
         if q != p and seat[q, SEAT_ALIVE] != 0:
             if r == 0:
                 return q
@@ -1158,7 +1179,7 @@ def _uniform_target(S, C, p):
 @jit
 def random_action(S, C):
     """The reference policy, exactly as RULES.md section 7 fixes it."""
-    s, rng = S[0], S[4]
+    s, rng = S.s, S.rng
     ph = s[S_PHASE]
     p = s[S_CUR]
     if ph == PH_TURN:
@@ -1180,7 +1201,7 @@ def random_action(S, C):
 
 @jit
 def _best_color(S, p):
-    hands = S[1]
+    hands = S.hands
     best, bc = 0, -1
     for c in range(4):
         n = 0
@@ -1193,9 +1214,9 @@ def _best_color(S, p):
 
 @jit
 def _fewest_cards(S, C, p):
-    hands, seat = S[1], S[3]
+    hands, seat = S.hands, S.seat
     best, bn = p, 1 << 30
-    for q in range(C[0][C_PLAYERS]):
+    for q in range(C.ci[C_PLAYERS]):
         if q != p and seat[q, SEAT_ALIVE] != 0 and hands[q, NK] < bn:
             best, bn = q, hands[q, NK]
     return best
@@ -1205,7 +1226,7 @@ def _fewest_cards(S, C, p):
 def strategic_action(S, C):
     """A simple table-sense heuristic: attack a short next hand, shed points,
     keep wilds for when nothing else fits, name the color held most."""
-    s, hands, rng, pp = S[0], S[1], S[4], C[2]
+    s, hands, rng, pp = S.s, S.hands, S.rng, C.pp
     ph = s[S_PHASE]
     p = s[S_CUR]
     if ph == PH_TURN:
@@ -1244,7 +1265,7 @@ def strategic_action(S, C):
         for k in range(NK):
             if hands[p, k] > 0 and can_stack(S, C, p, k):
                 return k
-        if s[S_PEND_KIND] == WD4 and s[S_CHAIN] == 1 and chance(rng, pp[p, P_CHALLENGE]):
+        if challengeable(S) and chance(rng, pp[p, P_CHALLENGE]):
             return A_CHALLENGE
         return A_ACCEPT
     if ph == PH_TARGET:
@@ -1257,8 +1278,8 @@ def strategic_action(S, C):
 @jit
 def policy_action(S, C):
     """The compiled policy of the seat that must decide now."""
-    p = S[0][S_CUR]
-    if C[2][p, P_KIND] == POLICY_STRATEGIC:
+    p = S.s[S_CUR]
+    if C.pp[p, P_KIND] == POLICY_STRATEGIC:
         return strategic_action(S, C)
     return random_action(S, C)
 
@@ -1266,7 +1287,7 @@ def policy_action(S, C):
 @jit
 def play_round(S, C):
     """Run the current round to its end under the seats' compiled policies."""
-    s = S[0]
+    s = S.s
     while s[S_PHASE] != PH_DONE:
         a = policy_action(S, C)
         if not apply_action(S, C, a):
@@ -1276,11 +1297,11 @@ def play_round(S, C):
 # --- matches -------------------------------------------------------------------------
 @jit
 def start_match(S, C):
-    seat = S[3]
-    for q in range(C[0][C_PLAYERS]):
+    seat = S.seat
+    for q in range(C.ci[C_PLAYERS]):
         seat[q, SEAT_ALIVE] = 1
         seat[q, SEAT_SCORE] = 0
-    S[0][S_ROUND] = 0
+    S.s[S_ROUND] = 0
 
 
 @jit
@@ -1289,8 +1310,8 @@ def score_round(S, C, winners):
 
     ``winners`` receives the winning seats (count in the return of
     ``match_winners``); a match over with no winner is unfinished."""
-    s, hands, seat, st = S[0], S[1], S[3], S[7]
-    ci = C[0]
+    s, hands, seat, st = S.s, S.hands, S.seat, S.st
+    ci = C.ci
     n = ci[C_PLAYERS]
     sc = ci[C_SCORING]
     w = st[R_WINNER]
@@ -1368,7 +1389,7 @@ def score_round(S, C, winners):
 
 @jit
 def next_dealer(S, C):
-    return next_alive(S, C, S[0][S_DEALER], 1)
+    return next_alive(S, C, S.s[S_DEALER], 1)
 
 
 # --- batch simulation ----------------------------------------------------------------
@@ -1384,7 +1405,7 @@ def _position(S, C, dealer, w):
     """Seats from the dealer's left (0) round to the dealer (last)."""
     pos = 0
     q = dealer
-    for _ in range(C[0][C_PLAYERS]):
+    for _ in range(C.ci[C_PLAYERS]):
         q = next_alive(S, C, q, 1)
         if q == w:
             return pos
@@ -1395,8 +1416,8 @@ def _position(S, C, dealer, w):
 @jit
 def _record_round(S, C, g, rnd, turns_h, points_h, drawn_h, wins_pos, wins_seat, sums, counts,
                   rec, nrec, want_rec):
-    s, st = S[0], S[7]
-    n = C[0][C_PLAYERS]
+    s, st = S.s, S.st
+    n = C.ci[C_PLAYERS]
     t = st[R_TURNS]
     turns_h[min(t, turns_h.shape[0] - 1)] += 1
     points_h[min(st[R_POINTS], points_h.shape[0] - 1)] += 1
@@ -1436,14 +1457,14 @@ def run_games(S, C, key0, key1, start, count, turns_h, points_h, drawn_h, wins_p
     index so seats take turns at every position) or one match. Returns the
     number of record rows needed (rows beyond ``rec`` are counted, not written).
     """
-    s, seat = S[0], S[3]
-    ci = C[0]
+    s, seat = S.s, S.seat
+    ci = C.ci
     n = ci[C_PLAYERS]
     match = ci[C_MODE] == 1
-    winners = S[8][3]
+    winners = S.scratch[3]
     nrec = 0
     for g in range(start, start + count):
-        seed_game(S[4], key0, key1, g)
+        seed_game(S.rng, key0, key1, g)
         counts[0] += 1
         if not match:
             for q in range(n):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from unosim.cards import COLORS, token
+from unosim.cards import COLORS, NK, token
 from unosim.engine import kernel as K
 from unosim.engine import layout as L
 
@@ -23,7 +23,7 @@ def render_events(r: Any, ev: Any, cl: Any) -> list[dict]:
     out: list[dict] = []
     rnd = r.round_index
     n = r.players
-    ci = r.C[0]
+    ci = r.C['ci']
 
     def cards(off: int, ln: int) -> list[str]:
         return [token(k) for k in cl[off: off + ln]]
@@ -38,11 +38,11 @@ def render_events(r: Any, ev: Any, cl: Any) -> list[dict]:
                 hands.append(cards(i + 1, m))
                 i += 1 + m
             e.update(dealer=a, players=n,
-                     active=[q for q in range(n) if r.S[3][q, K.SEAT_ALIVE]],
+                     active=[q for q in range(n) if r.S['seat'][q, K.SEAT_ALIVE]],
                      hands=hands, draw=cards(i, off + ln - i),
                      edition=r.cc.edition_name, rules=r.cc.rules)
             if int(ci[L.C_SPECIAL]) == L.SPECIAL_WISH:
-                e["wish_icons"] = [token(k) for k in range(len(r.C[4])) if r.C[4][k]]
+                e["wish_icons"] = [token(k) for k in range(NK) if r.C['icons'][k]]
         elif code == L.EV_FLIP:
             e["card"] = token(a)
         elif code == L.EV_RETURN:
@@ -84,7 +84,7 @@ def render_events(r: Any, ev: Any, cl: Any) -> list[dict]:
         elif code == L.EV_MATCH_END:
             ws = [int(x) for x in cl[off: off + ln]]
             e.update(winner=None if not ws else (ws[0] if len(ws) == 1 else ws),
-                     scores=[int(x) for x in r.S[3][:, K.SEAT_SCORE]])
+                     scores=[int(x) for x in r.S['seat'][:n, K.SEAT_SCORE]])
         out.append(e)
     return out
 
