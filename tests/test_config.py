@@ -121,10 +121,10 @@ def test_edition_deck_and_points(
     assert ed.uno_penalty == (4 if name == "classic_1992" else 2)
 
 
-def test_wish_icons_default_is_every_zero_and_wild() -> None:
+def test_wish_icons_default_is_the_eight_ones() -> None:
     ed = load_edition("disney_wish")
     mask = wish_icon_mask(ed)
-    icons = [kind(t) for t in ("R0", "Y0", "G0", "B0", "W")]
+    icons = [kind(t) for t in ("R1", "Y1", "G1", "B1")]
     assert mask.nonzero()[0].tolist() == icons
     assert int((mask * deck_counts(ed)).sum()) == 8
     assert wish_icon_mask(load_edition("classic")).sum() == 0
@@ -206,7 +206,7 @@ def test_compile_editions_and_house_rules() -> None:
         and wish.ci[L.C_FIRST_FLIP] == L.FLIP_REDRAW
     )
     assert wish.ci[L.C_WD4_WILDS_BLOCK] == 1 and wish.ci[L.C_DECK_SIZE] == 112
-    assert wish.wish_icons.sum() == 5 and wish.points[WX] == 50
+    assert wish.wish_icons.sum() == 4 and wish.points[WX] == 50
     party = compile_config(load_config(CONFIGS_DIR / "party_8p_2decks.yaml"))
     assert party.ci[L.C_DECK_SIZE] == 216 and party.deck_counts[kind("R0")] == 2
     match = compile_config(load_config(CONFIGS_DIR / "match.yaml")).ci

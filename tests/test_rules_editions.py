@@ -157,33 +157,33 @@ def test_movie_madness_two_players():
 def test_wish_icons_are_the_edition_default():
     cc = cfg(config="disney_wish")
     r = Round.new(cc, seed=1)
-    assert r.events()[0]["wish_icons"] == ["R0", "Y0", "G0", "B0", "W"]
+    assert r.events()[0]["wish_icons"] == ["R1", "Y1", "G1", "B1"]
 
 
 def test_wishing_star_players_without_an_icon_draw_until_one():
-    hands = [["WX", "G1", "G2"], ["Y0", "B5"], ["G5", "B6"], ["W", "B1"]]
-    r = at("disney_wish", hands, ["R7"], draw=["B2", "B3", "R0", "B4"])
+    hands = [["WX", "G0", "G2"], ["Y1", "B5"], ["G5", "B6"], ["R1", "B0"]]
+    r = at("disney_wish", hands, ["R7"], draw=["B2", "B3", "G1", "B4"])
     r.apply("WX")
     assert r.phase == "color"
     r.apply("color G")  # no target to choose
-    assert log(r)[1:] == ["play 0 WX G", "special 0 None 1,3", "draw 2 B2 B3 R0 (special)",
+    assert log(r)[1:] == ["play 0 WX G", "special 0 None 1,3", "draw 2 B2 B3 G1 (special)",
                           "turn 1 G WX"]
     sp = next(e for e in r.events() if e["e"] == "special")
     assert sp["target"] is None and sp["outcome"] == [1, 3]
-    assert same(r.hand(2), ["G5", "B6", "B2", "B3", "R0"]) and r.stats["special_drawn"] == 3
+    assert same(r.hand(2), ["G5", "B6", "B2", "B3", "G1"]) and r.stats["special_drawn"] == 3
 
 
 def test_wishing_star_asks_in_turn_order_from_the_next_player():
-    hands = [["WX", "G1", "G2"], ["Y5", "B5"], ["B0", "B6"], ["Y6", "B1"]]
-    r = at("disney_wish", hands, ["R7"], draw=["B2", "G0", "B3", "W", "B4"], direction=-1)
+    hands = [["WX", "G0", "G2"], ["Y5", "B5"], ["B1", "B6"], ["Y6", "B0"]]
+    r = at("disney_wish", hands, ["R7"], draw=["B2", "G1", "B3", "R1", "B4"], direction=-1)
     r.apply("WX")
     r.apply("color G")
-    assert log(r)[1:] == ["play 0 WX G", "special 0 None 2", "draw 3 B2 G0 (special)",
-                          "draw 1 B3 W (special)", "turn 3 G WX"]
+    assert log(r)[1:] == ["play 0 WX G", "special 0 None 2", "draw 3 B2 G1 (special)",
+                          "draw 1 B3 R1 (special)", "turn 3 G WX"]
 
 
 def test_wishing_star_stops_when_both_piles_run_dry():
-    hands = [["WX", "G1", "G2"], ["Y5"], ["Y6"], ["Y0"]]
+    hands = [["WX", "G0", "G2"], ["Y5"], ["Y6"], ["Y1"]]
     r = at("disney_wish", hands, ["B5", "B6", "R8", "R7"], draw=["B2"])
     r.apply("WX")
     r.apply("color G")
@@ -196,13 +196,13 @@ def test_wishing_star_stops_when_both_piles_run_dry():
 
 
 def test_wishing_star_as_last_card_draws_count_in_scoring():
-    hands = [["WX"], ["Y5"], ["Y0"], ["Y6"]]
-    r = at("disney_wish", hands, ["R7"], draw=["B2", "W", "B3", "B4"])
+    hands = [["WX"], ["Y5"], ["Y1"], ["Y6"]]
+    r = at("disney_wish", hands, ["R7"], draw=["B2", "R1", "B3", "B4"])
     r.apply("WX")
     r.apply("color Y")
-    assert log(r)[1:] == ["play 0 WX Y", "special 0 None 2", "draw 1 B2 W (special)",
+    assert log(r)[1:] == ["play 0 WX Y", "special 0 None 2", "draw 1 B2 R1 (special)",
                           "draw 3 B3 B4 (special)", "reshuffle", "draw 3 R7 (special)",
-                          "end 0 " + str(5 + 2 + 50 + 6 + 3 + 4 + 7)]
+                          "end 0 " + str(5 + 2 + 1 + 1 + 6 + 3 + 4 + 7)]
 
 
 # --- section 4: Wild Don't Talk (seed 003) -------------------------------------------------------------

@@ -21,7 +21,7 @@ DRAWN_BINS = 4096
 MARGIN_BINS = 4096
 
 AGG_KEYS = ("turns_hist", "points_hist", "drawn_hist", "wins_pos", "wins_seat", "sums",
-            "counts", "match_wins_seat", "match_rounds_hist", "margin_hist")
+            "sums_sq", "counts", "match_wins_seat", "match_rounds_hist", "margin_hist")
 # counts: games, rounds, stalemates, unfinished matches
 COUNT_NAMES = ("games", "rounds", "stalemates", "unfinished")
 SUM_NAMES = {i: n for n, i in vars(L).items() if n.startswith("R_") and isinstance(i, int)}
@@ -38,6 +38,7 @@ def empty_aggregates(cc: Any) -> dict[str, np.ndarray]:
         "wins_pos": np.zeros(n, np.int64),
         "wins_seat": np.zeros(n, np.int64),
         "sums": np.zeros(L.NR, np.int64),
+        "sums_sq": np.zeros(L.NR, np.int64),  # per-round counters squared: exact variances
         "counts": np.zeros(4, np.int64),
         "match_wins_seat": np.zeros(n, np.int64),
         "match_rounds_hist": np.zeros(int(cc.ci[L.C_MAX_ROUNDS]) + 1, np.int64),

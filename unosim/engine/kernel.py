@@ -1414,8 +1414,8 @@ def _position(S, C, dealer, w):
 
 
 @jit
-def _record_round(S, C, g, rnd, turns_h, points_h, drawn_h, wins_pos, wins_seat, sums, counts,
-                  rec, nrec, want_rec):
+def _record_round(S, C, g, rnd, turns_h, points_h, drawn_h, wins_pos, wins_seat, sums, sums_sq,
+                  counts, rec, nrec, want_rec):
     s, st = S.s, S.st
     n = C.ci[C_PLAYERS]
     t = st[R_TURNS]
@@ -1424,6 +1424,7 @@ def _record_round(S, C, g, rnd, turns_h, points_h, drawn_h, wins_pos, wins_seat,
     drawn_h[min(st[R_DRAWN], drawn_h.shape[0] - 1)] += 1
     for i in range(NR):
         sums[i] += st[i]
+        sums_sq[i] += st[i] * st[i]
     counts[1] += 1
     w = st[R_WINNER]
     pos = -1
@@ -1450,7 +1451,7 @@ def _record_round(S, C, g, rnd, turns_h, points_h, drawn_h, wins_pos, wins_seat,
 
 @jit
 def run_games(S, C, key0, key1, start, count, turns_h, points_h, drawn_h, wins_pos,
-              wins_seat, sums, counts, mwins_seat, mrounds_h, margin_h, rec, want_rec):
+              wins_seat, sums, sums_sq, counts, mwins_seat, mrounds_h, margin_h, rec, want_rec):
     """Simulate games ``start .. start+count-1`` into mergeable aggregates.
 
     A game is one round (``mode: round``; the dealer rotates with the game
@@ -1472,7 +1473,7 @@ def run_games(S, C, key0, key1, start, count, turns_h, points_h, drawn_h, wins_p
             new_round(S, C, g % n)
             play_round(S, C)
             nrec = _record_round(S, C, g, 0, turns_h, points_h, drawn_h, wins_pos, wins_seat,
-                                 sums, counts, rec, nrec, want_rec)
+                                 sums, sums_sq, counts, rec, nrec, want_rec)
             continue
         start_match(S, C)
         dealer = 0
@@ -1481,7 +1482,7 @@ def run_games(S, C, key0, key1, start, count, turns_h, points_h, drawn_h, wins_p
             new_round(S, C, dealer)
             play_round(S, C)
             nrec = _record_round(S, C, g, rnd, turns_h, points_h, drawn_h, wins_pos,
-                                 wins_seat, sums, counts, rec, nrec, want_rec)
+                                 wins_seat, sums, sums_sq, counts, rec, nrec, want_rec)
             rnd += 1
             over, nw = score_round(S, C, winners)
             if over:

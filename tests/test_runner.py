@@ -1,0 +1,290 @@
+"""The runner: the same totals whatever the parallelism, and nothing lost on resume."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from unosim.config import compile_config, load_config
+from unosim.engine.batch import AGG_KEYS, simulate
+from unosim.runner import (
+    BackendError,
+    BadOptionError,
+    OutDirError,
+    ResumeMismatchError,
+    chunk_plan,
+    default_chunk_size,
+    load_aggregates,
+    run_simulation,
+)
+from unosim.summary import summary_json
+
+GAMES = 3000
+
+
+@pytest.fixture(scope="module")
+def cfg():
+    return load_config("configs/classic.yaml")
+
+
+@pytest.fixture(scope="module")
+def reference(cfg):
+    """One uninterrupted in-memory run: what every other way of running must equal."""
+    return run_simulation(cfg, games=GAMES, seed=7, jobs=1, chunk_size=GAMES, progress=False)
+
+
+def same(a: dict, b: dict) -> bool:
+    return all(np.array_equal(a[k], b[k]) for k in AGG_KEYS)
+
+
+def test_chunk_plan_covers_every_game_once():
+    for games, size in [(1, 1), (10, 3), (3000, 1000), (12345, 50000)]:
+        plan = chunk_plan(games, size)
+        starts = [s for _, s, _ in plan]
+        assert sum(c for _, _, c in plan) == games
+        assert starts == sorted(starts) and starts[0] == 0
+        assert all(s + c == t for (_, s, c), t in zip(plan, starts[1:] + [games], strict=True))
+    assert default_chunk_size(100) == 1000  # a small run is one chunk
+    assert default_chunk_size(10**6) == 31250
+    assert default_chunk_size(10**9) == 50_000
+
+
+def test_totals_equal_one_plain_simulate(cfg, reference):
+    agg, _ = simulate(compile_config(cfg), 7, 0, GAMES)
+    assert same(reference.aggregates, agg)
+    assert reference.summary["games"] == GAMES == reference.summary["rounds"]
+
+
+@pytest.mark.parametrize("jobs,chunk", [(1, 1), (1, 701), (2, 500), (2, 2999)])
+def test_jobs_and_chunk_size_do_not_change_results(cfg, reference, jobs, chunk):
+    games = GAMES if chunk != 1 else 50  # chunk size 1: a short run, same check
+    r = run_simulation(cfg, games=games, seed=7, jobs=jobs, chunk_size=chunk, progress=False)
+    if games == GAMES:
+        assert same(r.aggregates, reference.aggregates)
+        assert summary_json(r.summary) == summary_json(reference.summary)
+    else:
+        ref = run_simulation(cfg, games=games, seed=7, jobs=1, progress=False)
+        assert same(r.aggregates, ref.aggregates)
+
+
+def test_records_identical_across_chunking(cfg, tmp_path):
+    pd = pytest.importorskip("pandas")
+    a = run_simulation(cfg, games=900, seed=3, jobs=1, chunk_size=900, out=tmp_path / "a",
+                       records=True, progress=False)
+    run_simulation(cfg, games=900, seed=3, jobs=2, chunk_size=250, out=tmp_path / "b",
+                   records=True, progress=False)
+    da = pd.read_parquet(tmp_path / "a" / "records").drop(columns="chunk")
+    db = pd.read_parquet(tmp_path / "b" / "records").drop(columns="chunk")
+    db = db.sort_values(["game", "round"]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(da, db)
+    assert len(da) == 900 and sorted(set(db["game"])) == list(range(900))
+    # the records agree with the aggregates
+    assert da["turns"].mean() == pytest.approx(a.summary["turns"]["mean"])
+    assert (da["winner_position"] == 0).sum() == a.summary["win_rate_by_position"][0]["wins"]
+    assert set(da["winner_policy"]) == {"random"}
+
+
+def test_out_dir_layout_and_resume_after_lost_chunks(cfg, reference, tmp_path):
+    out = tmp_path / "run"
+    r = run_simulation(cfg, games=GAMES, seed=7, jobs=1, chunk_size=500, out=out,
+                       progress=False)
+    assert sorted(p.name for p in (out / "chunks").iterdir()) == [
+        f"chunk-{i:06d}.npz" for i in range(6)]
+    manifest = json.loads((out / "run.json").read_text())
+    assert manifest["chunk_size"] == 500 and manifest["games"] == GAMES
+    assert manifest["status"] == "complete"
+    assert (out / "summary.json").read_text() == summary_json(reference.summary)
+    assert same(load_aggregates(out / "aggregates.npz"), reference.aggregates)
+    assert r.chunks_run == 6
+    # lose two chunks (as if interrupted) and the summary: resume recomputes only those
+    for i in (1, 4):
+        (out / "chunks" / f"chunk-{i:06d}.npz").unlink()
+    (out / "summary.json").unlink()
+    r2 = run_simulation(cfg, games=GAMES, seed=7, jobs=1, chunk_size=500, out=out,
+                        resume=True, progress=False)
+    assert (r2.chunks_run, r2.chunks_reused) == (2, 4)
+    assert (out / "summary.json").read_text() == summary_json(reference.summary)
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncate", "flip"])
+def test_corrupt_chunk_is_detected_and_recomputed(cfg, reference, tmp_path, damage):
+    out = tmp_path / "run"
+    run_simulation(cfg, games=GAMES, seed=7, jobs=1, chunk_size=1000, out=out, progress=False)
+    victim = out / "chunks" / "chunk-000002.npz"
+    data = victim.read_bytes()
+    if damage == "garbage":
+        victim.write_bytes(b"not a chunk")
+    elif damage == "truncate":
+        victim.write_bytes(data[: len(data) // 2])
+    else:  # one count changed inside an array: only the checksum can tell
+        z = dict(np.load(victim))
+        z["turns_hist"][40] += 1
+        np.savez(victim, **z)
+    warnings: list[str] = []
+    r = run_simulation(cfg, games=GAMES, seed=7, jobs=1, chunk_size=1000, out=out,
+                       resume=True, progress=False, on_warning=warnings.append)
+    assert len(warnings) == 1 and "chunk 2" in warnings[0] and "corrupt" in warnings[0]
+    assert (r.chunks_run, r.chunks_reused) == (1, 2)
+    assert same(r.aggregates, reference.aggregates)
+
+
+def test_resume_refuses_a_different_run(cfg, tmp_path):
+    out = tmp_path / "run"
+    run_simulation(cfg, games=1000, seed=1, jobs=1, out=out, progress=False)
+    before = sorted(p.name for p in (out / "chunks").iterdir())
+    other = load_config("configs/classic.yaml", ["players=5"])
+    cases = [(cfg, 1000, 2, None, "seed 1 -> 2"), (other, 1000, 1, None, "config changed"),
+             (cfg, 2000, 1, None, "games 1000 -> 2000"), (cfg, 1000, 1, 10, "chunk_size")]
+    for c, games, seed, chunk, what in cases:
+        with pytest.raises(ResumeMismatchError, match=what):
+            run_simulation(c, games=games, seed=seed, jobs=1, out=out, resume=True,
+                           chunk_size=chunk, progress=False)
+    assert sorted(p.name for p in (out / "chunks").iterdir()) == before  # nothing deleted
+
+
+def test_non_empty_out_dir_needs_resume_or_force(cfg, tmp_path):
+    out = tmp_path / "run"
+    run_simulation(cfg, games=200, seed=1, jobs=1, out=out, progress=False)
+    with pytest.raises(OutDirError, match="not empty"):
+        run_simulation(cfg, games=200, seed=2, jobs=1, out=out, progress=False)
+    (out / "notes.txt").write_text("mine")
+    r = run_simulation(cfg, games=300, seed=2, jobs=1, out=out, force=True, progress=False)
+    assert r.chunks_run == 1 and (out / "notes.txt").exists()  # only our files are wiped
+    assert json.loads((out / "summary.json").read_text())["seed"] == 2
+    stranger = tmp_path / "stranger"
+    stranger.mkdir()
+    (stranger / "f.txt").write_text("")
+    with pytest.raises(OutDirError, match="no run.json"):
+        run_simulation(cfg, games=1, seed=2, jobs=1, out=stranger, resume=True, progress=False)
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(OutDirError):
+        run_simulation(cfg, games=1, seed=1, jobs=1, out=blocker / "sub", progress=False)
+
+
+@pytest.mark.parametrize("kw,msg", [
+    ({"games": 0}, "games"), ({"games": -5}, "games"), ({"jobs": 0}, "jobs"),
+    ({"jobs": -1}, "jobs"), ({"chunk_size": 0}, "chunk"), ({"backend": "mpi"}, "backend"),
+    ({"scheduler": "tcp://x:1"}, "dask"), ({"records": True}, "out dir"),
+    ({"seed": -1}, "seed"), ({"games": 2.5}, "games"),
+])
+def test_bad_options(cfg, kw, msg):
+    args = {"games": 10, "seed": 1, "progress": False, **kw}
+    with pytest.raises(BadOptionError, match=msg):
+        run_simulation(cfg, **args)
+
+
+def test_match_mode_summary(tmp_path):
+    cfg = load_config("configs/match.yaml", ["target=200"])
+    r = run_simulation(cfg, games=60, seed=2, jobs=1, chunk_size=25, progress=False)
+    m = r.summary["matches"]
+    assert m["count"] == 60 and r.summary["rounds"] > 60
+    assert sum(s["wins"] for s in m["win_rate_by_seat"]) + m["unfinished"]["count"] == 60
+    assert m["rounds_per_match"]["mean"] == pytest.approx(r.summary["rounds"] / 60)
+
+
+def test_summary_schema(reference):
+    s = reference.summary
+    for key in ("schema_version", "games", "rounds", "turns", "win_rate_by_position",
+                "win_rate_by_seat", "win_rate_by_policy", "stalemates", "points",
+                "cards_drawn", "draws_by_cause", "reshuffles", "special", "jumps", "swaps",
+                "challenges", "config", "seed", "config_hash", "unosim_version"):
+        assert key in s, key
+    for key in ("mean", "std", "sem", "median", "p90", "max", "ci_low", "ci_high"):
+        assert isinstance(s["turns"][key], float)
+    pos = s["win_rate_by_position"]
+    assert len(pos) == 4 and sum(p["wins"] for p in pos) == GAMES - s["stalemates"]["count"]
+    assert all(p["low"] <= p["rate"] <= p["high"] for p in pos)
+    assert s["config"]["seed"] == 7 and s["config"]["games"] == GAMES
+    assert s["win_rate_by_policy"]["random"]["seats"] == 4
+    assert "turn" in s["draws_by_cause"] and "matches" not in s
+
+
+def _need_distributed() -> None:
+    # Not a skip: CI must run the dask tests, and `make setup` installs the extra.
+    if importlib.util.find_spec("distributed") is None:
+        pytest.fail("dask.distributed is not installed: pip install -e '.[dask]'")
+
+
+def test_dask_local_cluster_matches_loky(cfg, reference, tmp_path):
+    """The same chunks on a dask LocalCluster give the same bytes."""
+    _need_distributed()
+    r = run_simulation(cfg, games=GAMES, seed=7, jobs=2, chunk_size=700, backend="dask",
+                       out=tmp_path / "dask", progress=False)
+    assert same(r.aggregates, reference.aggregates)
+    assert (tmp_path / "dask" / "summary.json").read_text() == summary_json(reference.summary)
+
+
+def test_unreachable_scheduler_is_a_clear_error(cfg, tmp_path, monkeypatch):
+    _need_distributed()
+    import unosim.runner as runner
+
+    monkeypatch.setattr(runner, "DASK_CONNECT_TIMEOUT", 1)
+    with pytest.raises(BackendError, match="cannot reach scheduler"):
+        run_simulation(cfg, games=10, seed=1, backend="dask", scheduler="tcp://127.0.0.1:9",
+                       out=tmp_path / "never", progress=False)
+    assert not (tmp_path / "never").exists()  # the out dir is untouched
+
+
+def test_completed_chunks_survive_everything(cfg, tmp_path):
+    """A failed resume or a refused run never deletes completed chunks."""
+    out = tmp_path / "run"
+    run_simulation(cfg, games=2000, seed=1, jobs=1, chunk_size=1000, out=out, progress=False)
+    keep = out / "keep"
+    shutil.copytree(out / "chunks", keep)
+    for bad in ({"seed": 9, "resume": True}, {"seed": 1}):
+        with pytest.raises(OutDirError):
+            run_simulation(cfg, games=2000, jobs=1, chunk_size=1000, out=out, progress=False,
+                           **bad)
+    for p in keep.iterdir():
+        assert (out / "chunks" / p.name).read_bytes() == p.read_bytes()
+
+
+def test_load_aggregates_roundtrip(reference, tmp_path):
+    path = tmp_path / "a.npz"
+    np.savez(path, **reference.aggregates)
+    assert same(load_aggregates(path), reference.aggregates)
+    assert Path(path).exists()
+
+
+def test_dask_missing_is_a_clear_error(cfg, monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "dask.distributed", None)  # import fails
+    with pytest.raises(BackendError, match=r"unosim\[dask\]"):
+        run_simulation(cfg, games=10, seed=1, backend="dask", out=tmp_path / "o",
+                       progress=False)
+    assert not (tmp_path / "o").exists()
+
+
+def test_progress_bar_only_on_a_terminal(monkeypatch):
+    import unosim.runner as runner
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
+    assert runner._progress_bar(True, 10, 0).disable
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    assert runner._progress_bar(False, 10, 0).disable  # --quiet
+    bar = runner._progress_bar(True, 10, 0)
+    assert not bar.disable
+    bar.close()
+
+
+def test_records_match_the_replayed_games(cfg, tmp_path):
+    """Row g of the records is game g as `unosim play --game g` replays it."""
+    pd = pytest.importorskip("pandas")
+    from unosim.engine.game import play_game
+
+    run_simulation(cfg, games=40, seed=11, jobs=1, chunk_size=15, out=tmp_path / "r",
+                   records=True, progress=False)
+    df = pd.read_parquet(tmp_path / "r" / "records").set_index("game")
+    cc = compile_config(cfg)
+    for g in (0, 17, 39):
+        end = [e for e in play_game(cc, 11, g) if e["e"] == "end"][-1]
+        row = df.loc[g]
+        assert row["chunk"] == g // 15
+        assert (end["turns"], end["points"]) == (row["turns"], row["points"])
+        assert end["winner"] == (None if row["stalemate"] else row["winner_seat"])

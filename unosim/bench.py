@@ -1,0 +1,250 @@
+"""``python -m unosim.bench`` (``make bench``): the performance figures the issues set targets for.
+
+Measured, in this order:
+
+1. first-run compile time: a child process with an empty ``NUMBA_CACHE_DIR``
+   imports the engine and simulates one game;
+2. cached start: a child process (warm cache) importing and simulating one game;
+3. kernel rounds/s on one core (``simulate`` in this process, after warm-up,
+   at least ``--seconds`` of work) for configs/classic.yaml and configs/chaos.yaml;
+4. ``unosim run configs/classic.yaml --games 1000000`` end to end with
+   ``--jobs 1`` and ``--jobs 2``: wall time, parallel speed-up, and the
+   runner's overhead against the kernel (throughput inside the run, i.e.
+   without interpreter start-up, vs the kernel's own);
+5. peak RSS (largest process, from ``getrusage`` of a child) of runs of
+   1,000,000 and 10,000,000 rounds (``--quick`` skips the 10M run).
+
+Children are used wherever start-up or memory is measured, so this process's
+own imports and allocations do not leak into the figures. The machine's load
+average is printed too: on a shared machine it explains noisy figures.
+Results go to stdout as a table and to ``reports/bench.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+CLASSIC = ROOT / "configs" / "classic.yaml"
+CHAOS = ROOT / "configs" / "chaos.yaml"
+
+_START = """
+import time
+t = time.perf_counter()
+from unosim.config import compile_config, load_config
+from unosim.engine.batch import simulate
+simulate(compile_config(load_config({cfg!r})), 1, 0, 1)
+print(time.perf_counter() - t)
+"""
+
+_RSS = """
+import json, resource, subprocess, sys, time
+t = time.perf_counter()
+rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
+wall = time.perf_counter() - t
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"rc": rc, "wall": wall, "maxrss_kb": ru.ru_maxrss,
+                  "cpu": ru.ru_utime + ru.ru_stime}))
+"""
+
+
+def _child(code: str, env: dict[str, str] | None = None) -> tuple[float, float]:
+    """(wall time of the whole child, the time it reports) for a Python snippet."""
+    t = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, **(env or {})},
+                         check=True, capture_output=True, text=True)
+    return time.perf_counter() - t, float(out.stdout.strip().splitlines()[-1])
+
+
+def compile_time() -> dict[str, float]:
+    """Import + first game with an empty numba cache (everything compiles)."""
+    with tempfile.TemporaryDirectory(prefix="unosim-numba-") as cache:
+        wall, inner = _child(_START.format(cfg=str(CLASSIC)), {"NUMBA_CACHE_DIR": cache})
+    return {"wall_s": wall, "import_and_first_game_s": inner}
+
+
+def cached_start() -> dict[str, float]:
+    """Import + first game with the warm cache, in a fresh interpreter."""
+    _child(_START.format(cfg=str(CLASSIC)))  # make sure the default cache is warm
+    walls, inners = zip(*(_child(_START.format(cfg=str(CLASSIC))) for _ in range(3)),
+                        strict=True)
+    return {"wall_s": min(walls), "import_and_first_game_s": min(inners)}
+
+
+def kernel_rate(cfg_path: Path, seconds: float) -> dict[str, float]:
+    """Single-core ``simulate`` throughput after warm-up, in chunks like the runner's."""
+    from unosim.config import compile_config, load_config
+    from unosim.engine.batch import simulate
+    from unosim.engine.game import alloc_state
+
+    cc = compile_config(load_config(cfg_path))
+    state = alloc_state(cc, trace=False)
+    simulate(cc, 1, 0, 2000, state=state)  # warm-up: load the compiled code, touch memory
+    rounds = games = 0
+    chunk = 20_000
+    t, c = time.perf_counter(), time.process_time()
+    while (elapsed := time.perf_counter() - t) < seconds:
+        agg, _ = simulate(cc, 2, games, chunk, state=state)
+        games += chunk
+        rounds += int(agg["counts"][1])
+    cpu = time.process_time() - c
+    # CPU time too: on a shared machine rounds per CPU-second is the steadier figure
+    return {"rounds": rounds, "seconds": elapsed, "cpu_s": cpu,
+            "rounds_per_s": rounds / elapsed, "rounds_per_cpu_s": rounds / cpu}
+
+
+def runner_rate(games: int, jobs: int, work: Path) -> dict[str, float]:
+    """Steady-state `run_simulation` throughput: imports, compiled code and worker
+    pool already warm, so what is left is chunking, aggregation, IPC and chunk files."""
+    from unosim.config import load_config
+    from unosim.runner import run_simulation
+
+    cfg = load_config(CLASSIC)
+    run_simulation(cfg, games=min(games, 200_000), seed=3, jobs=jobs, out=work / "warm",
+                   force=True, progress=False)
+    r = run_simulation(cfg, games=games, seed=1, jobs=jobs, out=work / f"steady-j{jobs}",
+                       force=True, progress=False)
+    return {"games": games, "jobs": jobs, "elapsed_s": r.elapsed, "chunks": r.chunks_total,
+            "rounds_per_s": r.rounds_per_s}
+
+
+def _unosim() -> list[str]:
+    script = Path(sys.executable).parent / "unosim"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "unosim.cli"]
+
+
+def run_cli(games: int, jobs: int, work: Path) -> dict[str, Any]:
+    """``unosim run`` end to end in a child; wall time, in-run throughput, peak RSS."""
+    out = work / f"run-{games}-j{jobs}"
+    cmd = [*_unosim(), "run", str(CLASSIC), "--games", str(games), "--seed", "1",
+           "--jobs", str(jobs), "--out", str(out), "--force", "--quiet"]
+    res = subprocess.run([sys.executable, "-c", _RSS, *cmd], check=True, capture_output=True,
+                         text=True)
+    m = json.loads(res.stdout.strip().splitlines()[-1])
+    if m["rc"] != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed with exit code {m['rc']}")
+    manifest = json.loads((out / "run.json").read_text())
+    shutil.rmtree(out, ignore_errors=True)
+    return {"games": games, "jobs": jobs, "wall_s": m["wall"], "cpu_s": m["cpu"],
+            "rounds": manifest["rounds_run"],
+            "in_run_s": manifest["elapsed_s"], "in_run_rounds_per_s": manifest["rounds_per_s"],
+            "peak_rss_mb": m["maxrss_kb"] / 1024}
+
+
+def _row(label: str, value: str, target: str = "") -> str:
+    return f"{label:<52} {value:>16}  {target}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark, print the table, write the JSON."""
+    ap = argparse.ArgumentParser(prog="python -m unosim.bench", description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="skip the 10M-round memory run")
+    ap.add_argument("--no-compile", action="store_true",
+                    help="skip the slow first-run compile measurement")
+    ap.add_argument("--seconds", type=float, default=3.0,
+                    help="kernel work per config (default 3 s, at least 2)")
+    ap.add_argument("--games", type=int, default=1_000_000, help="games for the end-to-end runs")
+    ap.add_argument("--json", type=Path, default=Path("reports") / "bench.json",
+                    help="where to write the figures (default reports/bench.json)")
+    args = ap.parse_args(argv)
+    seconds = max(2.0, args.seconds)
+
+    def say(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
+    res: dict[str, Any] = {
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
+                    "platform": platform.platform(), "loadavg_start": os.getloadavg()},
+    }
+    if not args.no_compile:
+        say("compiling from an empty cache (30-60 s)...")
+        res["compile"] = compile_time()
+    say("cached start...")
+    res["cached_start"] = cached_start()
+    say("kernel throughput...")
+    res["kernel_classic"] = kernel_rate(CLASSIC, seconds)
+    res["kernel_chaos"] = kernel_rate(CHAOS, seconds)
+    with tempfile.TemporaryDirectory(prefix="unosim-bench-") as tmp:
+        work = Path(tmp)
+        for jobs in (1, 2):
+            say(f"run_simulation in-process, warm, --jobs {jobs}...")
+            res[f"steady_jobs{jobs}"] = runner_rate(args.games, jobs, work)
+        for jobs in (1, 2):
+            say(f"unosim run --games {args.games:,} --jobs {jobs}...")
+            res[f"run_jobs{jobs}"] = run_cli(args.games, jobs, work)
+        if not args.quick:
+            say(f"unosim run --games {10 * args.games:,} --jobs 2 (memory)...")
+            res["run_10x"] = run_cli(10 * args.games, 2, work)
+    res["machine"]["loadavg_end"] = os.getloadavg()
+
+    k = res["kernel_classic"]["rounds_per_s"]
+    kc = res["kernel_classic"]["rounds_per_cpu_s"]
+    r1, r2 = res["run_jobs1"], res["run_jobs2"]
+    s1, s2 = res["steady_jobs1"]["rounds_per_s"], res["steady_jobs2"]["rounds_per_s"]
+    res["derived"] = {
+        "speedup_2_jobs_wall": r1["wall_s"] / r2["wall_s"],
+        "speedup_2_jobs_steady": s2 / s1,
+        "overhead_1_job": 1 - s1 / k,
+        "overhead_2_jobs": 1 - s2 / (2 * k),
+        # everything the CLI runs spent (interpreters, imports, workers, I/O) vs the kernel
+        "cpu_overhead_1_job": r1["cpu_s"] / (r1["rounds"] / kc) - 1,
+        "cpu_overhead_2_jobs": r2["cpu_s"] / (r2["rounds"] / kc) - 1,
+    }
+    if "run_10x" in res:
+        res["derived"]["rss_ratio_10x"] = res["run_10x"]["peak_rss_mb"] / r2["peak_rss_mb"]
+    d = res["derived"]
+    g = f"{args.games:,}"
+    lines = [
+        _row("measurement", "value", "target"),
+        _row("first-run compile (import + 1 game, empty cache)",
+             f"{res['compile']['wall_s']:.1f} s" if "compile" in res else "skipped"),
+        _row("cached start (fresh interpreter, import + 1 game)",
+             f"{res['cached_start']['wall_s']:.2f} s", "< 2 s"),
+        _row("kernel, classic 4p, 1 core", f"{k:,.0f} rounds/s", ">= 200,000"),
+        _row("kernel, classic 4p, per CPU-second", f"{kc:,.0f} rounds/s"),
+        _row("kernel, chaos 4p, 1 core", f"{res['kernel_chaos']['rounds_per_s']:,.0f} rounds/s"),
+        _row(f"runner, warm, {g} games, 1 job", f"{s1:,.0f} rounds/s"),
+        _row(f"runner, warm, {g} games, 2 jobs", f"{s2:,.0f} rounds/s"),
+        _row("speed-up of 2 jobs (warm runner)", f"{d['speedup_2_jobs_steady']:.2f}x",
+             ">= 1.8x"),
+        _row("runner overhead vs kernel, 1 job", f"{100 * d['overhead_1_job']:.1f} %", "<= 10 %"),
+        _row("runner overhead vs 2 x kernel, 2 jobs (incl. IPC)",
+             f"{100 * d['overhead_2_jobs']:.1f} %", "<= 10 %"),
+        _row(f"unosim run classic --games {g} --jobs 1", f"{r1['wall_s']:.1f} s"),
+        _row(f"unosim run classic --games {g} --jobs 2", f"{r2['wall_s']:.1f} s",
+             "<= 15 s"),
+        _row("speed-up of 2 jobs, end to end (start-up included)",
+             f"{d['speedup_2_jobs_wall']:.2f}x"),
+        _row("CPU spent beyond the kernel's, end to end, 1 / 2 jobs",
+             f"{100 * d['cpu_overhead_1_job']:.0f} / {100 * d['cpu_overhead_2_jobs']:.0f} %"),
+        _row(f"peak RSS, {g} rounds (largest process)", f"{r2['peak_rss_mb']:.0f} MB"),
+    ]
+    if "run_10x" in res:
+        lines += [
+            _row(f"peak RSS, {10 * args.games:,} rounds", f"{res['run_10x']['peak_rss_mb']:.0f} MB"),
+            _row("RSS ratio 10x / 1x", f"{d['rss_ratio_10x']:.2f}", "<= 1.2"),
+            _row(f"unosim run --games {10 * args.games:,} --jobs 2",
+                 f"{res['run_10x']['wall_s']:.1f} s"),
+        ]
+    la, lb = res["machine"]["loadavg_start"], res["machine"]["loadavg_end"]
+    lines.append(_row("load average at start / end (1 min)", f"{la[0]:.2f} / {lb[0]:.2f}",
+                      f"{res['machine']['cpus']} cpus"))
+    print("\n".join(lines))
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(res, indent=2) + "\n")
+    print(f"written to {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
