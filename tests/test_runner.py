@@ -288,3 +288,12 @@ def test_records_match_the_replayed_games(cfg, tmp_path):
         assert row["chunk"] == g // 15
         assert (end["turns"], end["points"]) == (row["turns"], row["points"])
         assert end["winner"] == (None if row["stalemate"] else row["winner_seat"])
+
+
+def test_threads_backend_matches_loky(cfg, reference, tmp_path):
+    """Threads share one process (the kernel runs without the GIL) and each keeps
+    its own state: the same bytes as processes."""
+    r = run_simulation(cfg, games=GAMES, seed=7, jobs=2, chunk_size=300, backend="threads",
+                       out=tmp_path / "threads", progress=False)
+    assert same(r.aggregates, reference.aggregates)
+    assert (tmp_path / "threads" / "summary.json").read_text() == summary_json(reference.summary)

@@ -155,8 +155,8 @@ def play(config: str, seed: int | None, game: int, trace_format: str,
 @click.option("--resume", is_flag=True, help="Continue an interrupted run in --out.")
 @click.option("--force", is_flag=True, help="Discard a previous run in --out.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-@click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky",
-              show_default=True, help="Where chunks run: local processes or dask.")
+@click.option("--backend", type=click.Choice(["loky", "threads", "dask"]), default="loky",
+              show_default=True, help="Where chunks run: local processes, threads, or dask.")
 @click.option("--scheduler", default=None, metavar="ADDR",
               help="Dask scheduler address (tcp://host:port); default a LocalCluster.")
 @click.option("--chunk-size", type=int, default=None,

@@ -97,6 +97,10 @@ _common = [
     click.option("--set", "overrides", multiple=True, metavar="KEY.PATH=VALUE",
                  help="Override a key in every config (value parsed as YAML); repeatable."),
     click.option("--jobs", type=int, default=None, help="Parallel workers (default: all cores)."),
+    click.option("--backend", type=click.Choice(["loky", "threads", "dask"]), default="loky",
+                 show_default=True, help="Where chunks run: local processes, threads, or dask."),
+    click.option("--scheduler", default=None, metavar="ADDR",
+                 help="Dask scheduler address (tcp://host:port); default a LocalCluster."),
     click.option("--reuse", is_flag=True,
                  help="Reuse finished runs under OUT/runs that match config, seed and games."),
     click.option("--quiet", "-q", is_flag=True, help="No progress on stderr."),
@@ -114,8 +118,8 @@ def _with_common(func: Any) -> Any:
 @click.argument("configs", nargs=-1, required=True, metavar="A.yaml B.yaml [C.yaml ...]")
 @_with_common
 def compare_cmd(configs: tuple[str, ...], games: int | None, seed: int | None,
-                out: str | None, overrides: tuple[str, ...], jobs: int | None, reuse: bool,
-                quiet: bool) -> None:
+                out: str | None, overrides: tuple[str, ...], jobs: int | None, backend: str,
+                scheduler: str | None, reuse: bool, quiet: bool) -> None:
     """Compare rule sets: run each config on the same games, test every headline metric.
 
     Each argument is a config file (or shipped config name) or a finished run
@@ -153,7 +157,7 @@ def compare_cmd(configs: tuple[str, ...], games: int | None, seed: int | None,
         _info(quiet, f"comparing {len(cfgs)} configs, {n_games:,} games each -> {out_dir}")
         cmp = run_comparison(cfgs, games=n_games, seeds=seeds, out=out_dir, jobs=jobs,
                              reuse=reuse, progress=not quiet, prebuilt=prebuilt,
-                             on_warning=_warn)
+                             on_warning=_warn, backend=backend, scheduler=scheduler)
         cmd = _command_line("compare", list(configs), [
             ("--games", n_games), ("--seed", seed), ("--set", overrides), ("--out", out_dir)])
         paths = write_comparison(cmp, out_dir, command=cmd)
@@ -172,8 +176,8 @@ def compare_cmd(configs: tuple[str, ...], games: int | None, seed: int | None,
                    "(house_rules.jump_in=false,true). Repeatable; the first is the x axis.")
 @_with_common
 def sweep_cmd(config: str, varies: tuple[str, ...], games: int | None, seed: int | None,
-              out: str | None, overrides: tuple[str, ...], jobs: int | None, reuse: bool,
-              quiet: bool) -> None:
+              out: str | None, overrides: tuple[str, ...], jobs: int | None, backend: str,
+              scheduler: str | None, reuse: bool, quiet: bool) -> None:
     """Run a grid of variants of CONFIG; write sweep.csv/.parquet and a chart per metric."""
     from unosim.sweep import parse_vary, run_sweep, write_sweep
 
@@ -188,7 +192,7 @@ def sweep_cmd(config: str, varies: tuple[str, ...], games: int | None, seed: int
 
         sweep = run_sweep(config, axes, games=games, seed=seed, out=out_dir, jobs=jobs,
                           overrides=overrides, progress=False, reuse=reuse, on_cell=on_cell,
-                          on_warning=_warn)
+                          on_warning=_warn, backend=backend, scheduler=scheduler)
         cmd = _command_line("sweep", [config], [
             ("--vary", varies), ("--games", sweep.games), ("--seed", seed),
             ("--set", overrides), ("--out", out_dir)])

@@ -155,6 +155,8 @@ def run_config(
     progress: bool = False,
     reuse: bool = False,
     on_warning: Callable[[str], None] | None = None,
+    backend: str = "loky",
+    scheduler: str | None = None,
 ) -> Run:
     """Simulate ``games`` games of ``cfg`` (or reuse ``out`` if it already holds exactly that).
 
@@ -177,7 +179,7 @@ def run_config(
 
         res = run_simulation(cfg, games=games, seed=seed, jobs=jobs, out=out_dir, force=True,
                              progress=progress, chunk_size=_chunk_size(games),
-                             on_warning=on_warning)
+                             on_warning=on_warning, backend=backend, scheduler=scheduler)
         agg = dict(res.aggregates)
         if out_dir is not None:
             agg.update(load_batches(out_dir, agg, key))
@@ -761,6 +763,7 @@ def run_comparison(
     progress: bool = False,
     prebuilt: Mapping[int, Run] | None = None,
     on_warning: Callable[[str], None] | None = None,
+    **backend_opts: Any,
 ) -> Comparison:
     """Run every config (into ``out/runs/<label>`` when ``out`` is given) and compare them.
 
@@ -776,5 +779,6 @@ def run_comparison(
             continue
         run_dir = Path(out) / "runs" / _slug(provisional[i]) if out is not None else None
         runs.append(run_config(cfg, games=games, seed=seed, out=run_dir, jobs=jobs,
-                               progress=progress, reuse=reuse, on_warning=on_warning))
+                               progress=progress, reuse=reuse, on_warning=on_warning,
+                               **backend_opts))
     return compare_runs(runs)

@@ -29,6 +29,7 @@ import os
 import shutil
 import signal
 import sys
+import threading
 import time
 import warnings as _warnings
 from collections.abc import Callable, Iterator
@@ -58,7 +59,7 @@ TARGET_CHUNKS = 32  # enough to balance a few workers and checkpoint often; few 
 # that the per-chunk cost (IPC, checksum, chunk file: ~2 ms in the parent) stays small
 SMALL_RUN = 20_000  # games; below this the default is one in-process job
 DASK_CONNECT_TIMEOUT = 5  # seconds
-BACKENDS = ("loky", "dask")
+BACKENDS = ("loky", "threads", "dask")
 
 __all__ = [
     "BackendError",
@@ -137,24 +138,33 @@ _KERNEL_FIELDS = ("ci", "cf", "pp", "points", "wish_icons", "deck_counts")
 
 
 # --- the worker side ---------------------------------------------------------------
-_WORKER: dict[str, Any] = {"key": None, "state": None, "quiet": False}
+class _WorkerState(threading.local):
+    """Per thread: the kernel releases the GIL, so threads of one process (the
+    threads backend, a multi-threaded dask worker) must never share state."""
+
+    key: str | None = None
+    state: Any = None
+    quiet: bool = False
+
+
+_WORKER = _WorkerState()
 
 
 def _chunk_task(cc: Any, key: str, seed: int, index: int, start: int, count: int,
                 records: bool, in_worker: bool) -> tuple[int, dict[str, np.ndarray],
                                                          np.ndarray | None]:
     """Simulate one chunk; a worker keeps its state arrays across chunks of one config."""
-    if in_worker and not _WORKER["quiet"]:
+    if in_worker and not _WORKER.quiet:
         # Ctrl-C reaches the whole process group: the parent decides what
         # happens (it kills the pool), so workers must not die noisily first.
         with contextlib.suppress(ValueError):  # not the main thread (dask)
             signal.signal(signal.SIGINT, signal.SIG_IGN)
-        _WORKER["quiet"] = True
-    if _WORKER["key"] != key:
+        _WORKER.quiet = True
+    if _WORKER.key != key:
         from unosim.engine.game import alloc_state
 
-        _WORKER["key"], _WORKER["state"] = key, alloc_state(cc, trace=False)
-    agg, rec = simulate(cc, seed, start, count, records, state=_WORKER["state"])
+        _WORKER.key, _WORKER.state = key, alloc_state(cc, trace=False)
+    agg, rec = simulate(cc, seed, start, count, records, state=_WORKER.state)
     return index, agg, rec
 
 
@@ -435,11 +445,13 @@ def _executor(cc: Any, key: str, seed: int, records: bool, jobs: int, backend: s
                                 **kw)(calls)
         return go
 
-    if backend == "loky":
+    if backend in ("loky", "threads"):
         if jobs == 1:
             yield local
         else:
-            run_pool = pool(jobs, backend="loky")
+            # threads share the loaded kernel (it runs without the GIL): no
+            # worker start-up, which dominates runs of a few seconds
+            run_pool = pool(jobs, backend="loky" if backend == "loky" else "threading")
             yield lambda tasks: local(tasks) if len(tasks) == 1 else run_pool(tasks)
         return
     with _dask(scheduler, None if scheduler else jobs) as n_jobs:
@@ -497,7 +509,7 @@ def run_simulation(
     if jobs is None:
         # Starting worker processes costs about a second; a small run is done sooner
         # in this process. An explicit --jobs is always honoured.
-        jobs = 1 if games <= SMALL_RUN and backend == "loky" else joblib.cpu_count()
+        jobs = 1 if games <= SMALL_RUN and backend != "dask" else joblib.cpu_count()
     chunk_size = chunk_size or default_chunk_size(games)
     run_cfg = cfg.model_copy(update={"games": games, "seed": seed})
     key = config_hash(run_cfg)

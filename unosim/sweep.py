@@ -184,6 +184,7 @@ def run_sweep(
     reuse: bool = False,
     on_cell: Callable[[int, int, Cell, float], None] | None = None,
     on_warning: Callable[[str], None] | None = None,
+    **backend_opts: Any,
 ) -> Sweep:
     """Validate every cell, then run them in order (runs under ``out/runs/<cell>``)."""
     import time
@@ -200,7 +201,8 @@ def run_sweep(
         t = time.perf_counter()
         run_dir = Path(out) / "runs" / _slug(cell.texts, axes) if out is not None else None
         cell.run = run_config(cell.cfg, games=games, seed=seed, out=run_dir, jobs=jobs,
-                              progress=progress, reuse=reuse, on_warning=on_warning)
+                              progress=progress, reuse=reuse, on_warning=on_warning,
+                              **backend_opts)
         if on_cell is not None:
             on_cell(i, len(cells), cell, time.perf_counter() - t)
     return Sweep(str(config), axes, cells, games, seed, tuple(overrides),

@@ -124,7 +124,7 @@ from unosim.engine.layout import (
 # No NRT: refcounting on every array access would cost ~20 ns a call in the
 # inner loop (numba issue #2350), so the kernel never allocates; scratch
 # space lives in the state record.
-jit = njit(cache=True, _nrt=False)
+jit = njit(cache=True, _nrt=False, nogil=True)
 
 NK = 55
 W, WD4, WX = 52, 53, 54
