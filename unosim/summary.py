@@ -110,7 +110,9 @@ def build_summary(agg: dict[str, np.ndarray], cfg: GameConfig, *, seed: int,
         "cards_played": per_round(L.R_PLAYED),
         "draws_by_cause": {c: per_round(L.R_DRAW_BY_CAUSE + i) for i, c in enumerate(L.CAUSES)},
         "reshuffles": per_round(L.R_RESHUFFLES),
-        "special": {"plays_per_round": per_round(L.R_SPECIAL_PLAYS),
+        "special": {"card": (cfg.edition_spec.special.name
+                             if cfg.edition_spec.special else None),
+                    "plays_per_round": per_round(L.R_SPECIAL_PLAYS),
                     "cards_drawn_per_round": per_round(L.R_SPECIAL_DRAWN)},
         "jumps": per_round(L.R_JUMPS),
         "swaps": per_round(L.R_SWAPS),
@@ -165,6 +167,10 @@ def format_text(summary: dict[str, Any], elapsed: float | None = None,
     st = summary["stalemates"]
     lines.append(f"  stalemates        {st['count']:,}"
                  + (f" ({100 * st['rate']:.2g}%)" if st["count"] else ""))
+    sp = summary.get("special") or {}
+    if sp.get("card"):
+        lines.append(f"  {sp['card']}: played {sp['plays_per_round']:.2f} times a round, "
+                     f"{sp['cards_drawn_per_round']:.2f} cards drawn because of it")
     if "matches" in summary:
         mr = summary["matches"]["rounds_per_match"]
         if mr["mean"] is not None and mr["ci_low"] is not None:
