@@ -12,8 +12,10 @@ the trace says, an event out of order) stops the check of that round; the
 checker then resumes at the next ``deal``. Other violations are recorded and
 the replay goes on.
 
->>> res = check_trace(load_jsonl(path))          # doctest: +SKIP
->>> res.rounds, res.violations                   # doctest: +SKIP
+Usage::
+
+    res = check_trace(load_jsonl(path))
+    res.rounds, res.violations
 """
 
 from __future__ import annotations

@@ -231,6 +231,7 @@ def test_dont_talk_silences_and_a_slip_costs_three_each_turn():
     # a slip does not end the silence: the next turn costs three more
     assert log(r)[-3:] == ["turn 2 G WX", "slip 2", "draw 2 B9 Y1 Y2 (dont_talk)"]
     assert r.stats["drawn_by_cause"]["dont_talk"] == 6
+    assert r.stats["special_drawn"] == 6  # counted as the special wild's draws
 
 
 def test_dont_talk_without_slips_costs_nothing():

@@ -629,7 +629,8 @@ def begin_turn(S, C, p):
 def slip_check(S, C, p):
     if S.seat[p, SEAT_SILENCED] != 0 and chance(S.rng, C.cf[F_SLIP]):
         emit(S, EV_SLIP, p, 0, 0, 0, 0)
-        draw_n(S, p, 3, CAUSE_DONT_TALK)
+        # the special wild's doing: counted with its other draws
+        S.st[R_SPECIAL_DRAWN] += draw_n(S, p, 3, CAUSE_DONT_TALK)
 
 
 @jit
