@@ -1215,15 +1215,11 @@ ENGINE_CONFIGS = [
 
 @pytest.mark.parametrize(("config", "overrides"), ENGINE_CONFIGS)
 def test_engine_traces_replay(config: str, overrides: list[str]) -> None:
-    """Real engine traces must replay cleanly (skipped until the engine exists)."""
-    try:
-        from unosim.config import compile_config, load_config
-        from unosim.engine.game import play_game
-    except ImportError:
-        pytest.skip("engine not available")
+    """Real engine traces must replay cleanly."""
+    from unosim.config import compile_config, load_config
+    from unosim.engine.game import play_game
+
     path = Path(__file__).resolve().parent.parent / "configs" / config
-    if not path.exists():
-        pytest.skip(f"no {config}")
     cfg = load_config(path, overrides)
     cc = compile_config(cfg)
     for seed in range(5):

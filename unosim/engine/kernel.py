@@ -997,6 +997,14 @@ def apply_action(S, C, a):
     Returns False (changing nothing) when ``a`` is not legal."""
     if not is_legal(S, C, a):
         return False
+    apply_legal(S, C, a)
+    return True
+
+
+@jit
+def apply_legal(S, C, a):
+    """`apply_action` without the legality check, for the compiled policies'
+    own choices (the façade and the property tests check those are legal)."""
     s, st = S.s, S.st
     ph = s[S_PHASE]
     p = s[S_CUR]
@@ -1028,7 +1036,7 @@ def apply_action(S, C, a):
             if s[S_STACK_TURN] == 0:
                 if st[R_TURNS] >= C.ci[C_MAX_TURNS]:
                     end_round(S, C, -1)
-                    return True
+                    return
                 st[R_TURNS] += 1
                 emit(S, EV_TURN, p, s[S_COLOR], top_card(S), 0, 0)
                 slip_check(S, C, p)
@@ -1039,7 +1047,7 @@ def apply_action(S, C, a):
                     s[S_STACK_TURN] = 1
                     if not pending_choice(S, C, p):
                         accept(S, C)
-                    return True
+                    return
             s[S_STACK_TURN] = 0
             start_play(S, C, p, a)
     elif ph == PH_TARGET:
@@ -1064,11 +1072,10 @@ def apply_action(S, C, a):
         else:
             if st[R_JUMPS] >= C.ci[C_MAX_TURNS]:
                 end_round(S, C, -1)
-                return True
+                return
             st[R_JUMPS] += 1
             emit(S, EV_JUMP, p, a, 0, 0, 0)
             start_play(S, C, p, a)
-    return True
 
 
 # --- policies -------------------------------------------------------------------------
@@ -1290,9 +1297,7 @@ def play_round(S, C):
     """Run the current round to its end under the seats' compiled policies."""
     s = S.s
     while s[S_PHASE] != PH_DONE:
-        a = policy_action(S, C)
-        if not apply_action(S, C, a):
-            raise RuntimeError("policy chose an illegal action")
+        apply_legal(S, C, policy_action(S, C))
 
 
 # --- matches -------------------------------------------------------------------------
