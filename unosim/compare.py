@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy import stats as _st
 
 from unosim import charts, stats
 from unosim.config import GameConfig, compile_config, config_hash, config_to_dict
@@ -350,20 +349,6 @@ class Diff:
     p_value_mw: float = NAN
 
 
-def _welch(m1: float, se1: float, df1: float, m2: float, se2: float, df2: float
-           ) -> tuple[float, float, float, float]:
-    """Welch difference (d, low, high, p) from two means' standard errors and dfs."""
-    d = m2 - m1
-    se = math.sqrt(se1 * se1 + se2 * se2)
-    if not math.isfinite(se):
-        return d, NAN, NAN, NAN
-    if se == 0:
-        return d, d, d, 1.0 if d == 0 else 0.0
-    df = se ** 4 / (se1 ** 4 / df1 + se2 ** 4 / df2)
-    half = float(_st.t.ppf(0.975, df)) * se
-    return d, d - half, d + half, float(2 * _st.t.sf(abs(d) / se, df))
-
-
 def metric_diff(a: Mapping[str, np.ndarray], b: Mapping[str, np.ndarray], m: Metric,
                 seed: int = 0) -> Diff:
     """Compare metric ``m`` of run ``b`` against baseline ``a``."""
@@ -402,7 +387,7 @@ def metric_diff(a: Mapping[str, np.ndarray], b: Mapping[str, np.ndarray], m: Met
         idx = int(m.source)
         m1, se1, df1 = per_round_se(a, idx)
         m2, se2, df2 = per_round_se(b, idx)
-        d, lo, hi, p = _welch(m1, se1, df1, m2, se2, df2)
+        d, lo, hi, p = stats.welch_diff(m1, se1, df1, m2, se2, df2)
         return Diff(d, lo, hi, p, "Welch t (batch means)", d / m1 if m1 else NAN)
     raise ValueError(f"unknown metric kind {m.kind!r}")
 

@@ -48,6 +48,7 @@ __all__ = [
     "two_proportion_test",
     "verdict_length",
     "verdict_rate",
+    "welch_diff",
     "wilson_interval",
 ]
 
@@ -300,15 +301,26 @@ def diff_of_means_hist(h1: ArrayLike, h2: ArrayLike, conf: float = 0.95) -> Mean
     rel = d / m1 if m1 else NAN
     if n1 < 2 or n2 < 2:
         return MeanDiff(m1, m2, d, NAN, NAN, rel, NAN, conf)
-    a, b = v1 / n1, v2 / n2
+    _, low, high, p_value = welch_diff(m1, math.sqrt(v1 / n1), n1 - 1,
+                                       m2, math.sqrt(v2 / n2), n2 - 1, conf)
+    return MeanDiff(m1, m2, d, low, high, rel, p_value, conf)
+
+
+def welch_diff(m1: float, se1: float, df1: float, m2: float, se2: float, df2: float,
+               conf: float = 0.95) -> tuple[float, float, float, float]:
+    """Welch difference ``m2 - m1``: (diff, low, high, p) from two means'
+    standard errors and degrees of freedom (also for batch-means estimates)."""
+    d = m2 - m1
+    a, b = se1 * se1, se2 * se2
     se = math.sqrt(a + b)
+    if not math.isfinite(se):
+        return d, NAN, NAN, NAN
     if se == 0.0:
         # Both samples constant: the difference is known exactly.
-        return MeanDiff(m1, m2, d, d, d, rel, 1.0 if d == 0 else 0.0, conf)
-    df = (a + b) ** 2 / (a * a / (n1 - 1) + b * b / (n2 - 1))
+        return d, d, d, 1.0 if d == 0 else 0.0
+    df = (a + b) ** 2 / (a * a / df1 + b * b / df2)
     half = _t_crit(conf, df) * se
-    p_value = float(2.0 * _scipy().t.sf(abs(d) / se, df))
-    return MeanDiff(m1, m2, d, d - half, d + half, rel, p_value, conf)
+    return d, d - half, d + half, float(2.0 * _scipy().t.sf(abs(d) / se, df))
 
 
 def mann_whitney_hist(
