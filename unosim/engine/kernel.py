@@ -675,7 +675,7 @@ def after_color(S, C):
 
 @jit
 def do_uno(S, C, p):
-    s, seat, rng, cf = S.s, S.seat, S.rng, C.cf
+    seat, rng, cf = S.seat, S.rng, C.cf
     if not chance(rng, cf[F_UNO_FORGET]):
         emit(S, EV_UNO, p, 1, 0, 0, 0)
         for q in range(C.ci[C_PLAYERS]):
@@ -687,7 +687,6 @@ def do_uno(S, C, p):
     emit(S, EV_UNO, p, 0, 1 if caught else 0, 0, 0)
     if caught:
         draw_n(S, p, C.ci[C_UNO_PENALTY], CAUSE_UNO)
-    _ = s
 
 
 @jit
@@ -811,7 +810,6 @@ def after_choices(S, C):
 def rotate_hands(S, C, d):
     """Seven-O 0: seat i's hand goes to seat i + direction (seats in the round)."""
     hands, st = S.hands, S.st
-    n = C.ci[C_PLAYERS]
     first = next_alive(S, C, 0, 1) if S.seat[0, SEAT_ALIVE] == 0 else 0
     carry, tmp = S.scratch[1], S.scratch[2]
     _copy(carry, hands[first])
@@ -824,7 +822,6 @@ def rotate_hands(S, C, d):
         q = t
     st[R_SWAPS] += 1
     emit(S, EV_ROTATE, d, 0, 0, 0, 0)
-    _ = n
 
 
 @jit
@@ -1081,54 +1078,37 @@ def apply_legal(S, C, a):
 # --- policies -------------------------------------------------------------------------
 @jit
 def _playable_mask(S, C, p, stack, mask):
-    """Per-kind flags of the cards ``p`` may play now (or stack), held or not.
-
-    Written out per kind class instead of calling `can_play` 55 times: this is
-    the innermost loop of every simulation. `can_play`/`can_stack` remain the
-    definition; tests check the two agree."""
-    s, hands = S.s, S.hands
+    """Per-kind flags of the cards ``p`` may play now (held or not), or may
+    stack (held), straight from the definitions `can_play` / `can_stack`."""
     for k in range(NK):
-        mask[k] = 0
-    if stack:
-        for k in range(NK):
-            if hands[p, k] > 0 and can_stack(S, C, p, k):
-                mask[k] = 1
-        return
-    c = s[S_COLOR]
-    t = top_card(S)
-    base = c * 13
-    held_color = 0
-    for r in range(13):
-        mask[base + r] = 1
-        held_color += hands[p, base + r]
-    if t < 52:
-        tr = t % 13
-        for cc in range(4):
-            mask[cc * 13 + tr] = 1
-    mask[W] = 1
-    mask[WX] = 1
-    if held_color == 0 and (C.ci[C_WD4_WILDS_BLOCK] == 0 or (hands[p, W] == 0 and hands[p, WX] == 0)):
-        mask[WD4] = 1
+        if stack:
+            mask[k] = 1 if S.hands[p, k] > 0 and can_stack(S, C, p, k) else 0
+        else:
+            mask[k] = 1 if can_play(S, C, p, k) else 0
 
 
 @jit
 def _uniform_card(S, C, p, stack):
-    """A uniformly chosen physical card among the playable (or stackable) ones."""
+    """A uniformly chosen physical card among the playable (or stackable) ones.
+
+    Stacking decisions are rare and use the definition; a turn's play is the
+    innermost loop of every simulation, so there the legal kinds are summed
+    per class (active color, the top's rank in other colors, wilds) instead
+    of calling `can_play` 55 times. Tests check both agree with `can_play`."""
     hands, rng = S.hands, S.rng
     if stack:
-        mask = S.scratch[0]
-        _playable_mask(S, C, p, stack, mask)
         total = 0
         for k in range(NK):
-            total += hands[p, k] * mask[k]
+            if hands[p, k] > 0 and can_stack(S, C, p, k):
+                total += hands[p, k]
         if total == 0:
             return -1
-        r = rng_int(rng, total)
+        x = rng_int(rng, total)
         for k in range(NK):
-            c = hands[p, k] * mask[k]
-            if r < c:
-                return k
-            r -= c
+            if hands[p, k] > 0 and can_stack(S, C, p, k):
+                if x < hands[p, k]:
+                    return k
+                x -= hands[p, k]
         return -1
     # the hot path: active color, same rank in other colors, wilds
     s = S.s
@@ -1316,7 +1296,7 @@ def score_round(S, C, winners):
 
     ``winners`` receives the winning seats (count in the return of
     ``match_winners``); a match over with no winner is unfinished."""
-    s, hands, seat, st = S.s, S.hands, S.seat, S.st
+    s, seat, st = S.s, S.seat, S.st
     ci = C.ci
     n = ci[C_PLAYERS]
     sc = ci[C_SCORING]
@@ -1389,7 +1369,6 @@ def score_round(S, C, winners):
         for i in range(nw):
             log_card(S, winners[i])
         emit(S, EV_MATCH_END, nw, 0, 0, off, nw)
-    _ = hands
     return over, nw
 
 
@@ -1464,7 +1443,7 @@ def run_games(S, C, key0, key1, start, count, turns_h, points_h, drawn_h, wins_p
     index so seats take turns at every position) or one match. Returns the
     number of record rows needed (rows beyond ``rec`` are counted, not written).
     """
-    s, seat = S.s, S.seat
+    seat = S.seat
     ci = C.ci
     n = ci[C_PLAYERS]
     match = ci[C_MODE] == 1
@@ -1512,5 +1491,4 @@ def run_games(S, C, key0, key1, start, count, turns_h, points_h, drawn_h, wins_p
             if other >= 0:
                 m = abs(seat[w0, SEAT_SCORE] - seat[other, SEAT_SCORE])
                 margin_h[min(m, margin_h.shape[0] - 1)] += 1
-    _ = s
     return nrec
