@@ -16,7 +16,6 @@ comparison never claims more precision than the samples give.
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 import math
 import re
@@ -119,13 +118,8 @@ def compact_run_dir(run_dir: str | Path) -> bool:
     return True
 
 
-def runner_available() -> bool:
-    """Whether ``unosim.runner`` is installed (checked without importing it)."""
-    return importlib.util.find_spec("unosim.runner") is not None
-
-
 def _simulate_in_process(cfg: GameConfig, games: int, seed: int) -> dict[str, np.ndarray]:
-    """Fallback without the runner: one process, chunked so batch sums exist."""
+    """All games in this process, chunked so batch sums exist (tests, quick checks)."""
     cc = compile_config(cfg)
     total = empty_aggregates(cc)
     size = _chunk_size(games)
@@ -159,8 +153,7 @@ def run_config(
 ) -> Run:
     """Simulate ``games`` games of ``cfg`` (or reuse ``out`` if it already holds exactly that).
 
-    Uses ``unosim.runner.run_simulation`` when installed; otherwise plays the
-    games in this process with ``engine.batch.simulate``. ``out`` is
+    Runs through ``unosim.runner.run_simulation``. ``out`` is
     overwritten unless ``reuse`` finds a finished run of the same config,
     seed and games there.
     """
@@ -173,24 +166,15 @@ def run_config(
             old = None
         if old is not None and old.summary and old.summary.get("config_hash") == key:
             return old
-    if runner_available():
-        from unosim.runner import run_simulation
+    from unosim.runner import run_simulation
 
-        res = run_simulation(cfg, games=games, seed=seed, jobs=jobs, out=out_dir, force=True,
-                             progress=progress, chunk_size=_chunk_size(games),
-                             on_warning=on_warning, backend=backend, scheduler=scheduler)
-        agg = dict(res.aggregates)
-        if out_dir is not None:
-            agg.update(load_batches(out_dir, agg, key))
-        return Run(cfg, agg, seed, games, out_dir, dict(res.summary))
-    agg = _simulate_in_process(cfg, games, seed)
-    summary = {"seed": seed, "games": games, "config_hash": key, "config_name": cfg.name,
-               "config": config_to_dict(cfg.model_copy(update={"games": games, "seed": seed}))}
+    res = run_simulation(cfg, games=games, seed=seed, jobs=jobs, out=out_dir, force=True,
+                         progress=progress, chunk_size=_chunk_size(games),
+                         on_warning=on_warning, backend=backend, scheduler=scheduler)
+    agg = dict(res.aggregates)
     if out_dir is not None:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        np.savez(out_dir / "aggregates.npz", **agg)
-        (out_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    return Run(cfg, agg, seed, games, out_dir, summary)
+        agg.update(load_batches(out_dir, agg, key))
+    return Run(cfg, agg, seed, games, out_dir, dict(res.summary))
 
 
 def load_run(run_dir: str | Path) -> Run:
