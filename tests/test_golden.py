@@ -1,0 +1,52 @@
+"""Golden summaries: the restructure (and any refactor) changes no result.
+
+Each case of ``tests/golden/cases.txt`` is run through the CLI at seed 7 and
+its ``summary.json`` must equal, byte for byte, the file recorded under
+``tests/golden/`` before the code was restructured. A change that is meant to
+alter results regenerates them with ``python tests/test_golden.py --write``
+and says so in its commit message.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+GOLDEN = HERE / "golden"
+ROOT = HERE.parent
+
+
+def cases() -> list[tuple[str, str, list[str]]]:
+    out = []
+    for line in (GOLDEN / "cases.txt").read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        name, cfg, extra = (part.strip() for part in line.split("|"))
+        out.append((name, cfg, extra.split()))
+    return out
+
+
+def run_case(cfg: str, extra: list[str], out: Path) -> bytes:
+    cmd = [sys.executable, "-m", "unosim", "run", str(ROOT / "configs" / cfg), "--seed", "7",
+           "--out", str(out), "--no-report", "--quiet", "--jobs", "1", *extra]
+    subprocess.run(cmd, check=True, capture_output=True, cwd=ROOT)
+    return (out / "summary.json").read_bytes()
+
+
+@pytest.mark.parametrize(("name", "cfg", "extra"), cases(), ids=[c[0] for c in cases()])
+def test_summary_is_byte_identical(name: str, cfg: str, extra: list[str], tmp_path: Path) -> None:
+    got = run_case(cfg, extra, tmp_path / name)
+    assert got == (GOLDEN / f"{name}.json").read_bytes()
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--write"]:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, cfg, extra in cases():
+            (GOLDEN / f"{name}.json").write_bytes(run_case(cfg, extra, Path(tmp) / name))
+            print("wrote", name)

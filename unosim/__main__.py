@@ -1,0 +1,5 @@
+"""``python -m unosim``: the same entry point as the ``unosim`` command."""
+
+from unosim.cli import main
+
+main()
