@@ -25,10 +25,10 @@ lint: $(STAMP)
 	$(BIN)/ruff check unosim tests
 
 bench: $(STAMP)
-	$(BIN)/python -m unosim.bench
+	$(BIN)/python scripts/bench.py
 
 reports: $(STAMP)
-	$(BIN)/python -m unosim.examples
+	$(BIN)/python scripts/examples.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from unosim.config import CompiledConfig, compile_config, load_config
 from unosim.engine.game import Round
+from unosim.rules.config import CompiledConfig, compile_config, load_config
 
 __all__ = [
     "Round", "all_cards", "card_points", "cfg", "deck_for", "fresh_cfg", "hand_pts", "log",

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from unosim.cli import main
-from unosim.editions import list_editions
+from unosim.rules.editions import list_editions
 
 ROOT = Path(__file__).resolve().parent.parent
 CLASSIC = str(ROOT / "configs" / "classic.yaml")
@@ -141,7 +141,7 @@ def test_ctrl_c_then_resume_equals_an_uninterrupted_run(tmp_path):
     # Matches (about ten rounds each) keep the run busy for a second or two after
     # the first chunks land, so the signal always arrives mid-run.
     common = [str(ROOT / "configs" / "match.yaml"), "--games", "60000", "--seed", "5"]
-    cmd = [sys.executable, "-m", "unosim.cli", "run", *common, "--chunk-size", "600",
+    cmd = [sys.executable, "-m", "unosim", "run", *common, "--chunk-size", "600",
            "--out", str(out), "--jobs", "2"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             cwd=tmp_path, start_new_session=True)

@@ -7,8 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from unosim.cards import NK, WX, kind
-from unosim.config import (
+from unosim.engine import layout as L
+from unosim.rules.cards import NK, WX, kind
+from unosim.rules.config import (
     ConfigError,
     GameConfig,
     compile_config,
@@ -18,7 +19,7 @@ from unosim.config import (
     resolved_rules,
     validate_config,
 )
-from unosim.editions import (
+from unosim.rules.editions import (
     CONFIGS_DIR,
     deck_counts,
     list_editions,
@@ -26,7 +27,6 @@ from unosim.editions import (
     points_by_kind,
     wish_icon_mask,
 )
-from unosim.engine import layout as L
 
 SHIPPED = sorted(CONFIGS_DIR.glob("*.yaml"))
 EDITIONS = ["classic", "classic_1992", "disney100", "disney_wish", "encanto"]

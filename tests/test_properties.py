@@ -17,11 +17,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rules_helpers import all_cards, cfg, hand_pts
 
-from unosim.cards import NK, token
-from unosim.config import compile_config, load_config
 from unosim.engine import kernel as K
 from unosim.engine import layout as L
 from unosim.engine.game import Round, play_game
+from unosim.rules.cards import NK, token
+from unosim.rules.config import compile_config, load_config
 
 EDITIONS = ["classic", "classic_1992", "disney100", "disney_wish", "encanto"]
 HOUSE = [

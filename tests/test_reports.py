@@ -13,9 +13,11 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from unosim import charts
-from unosim.cli_reports import compare_cmd, sweep_cmd
-from unosim.compare import (
+from unosim.cli.reports import compare_cmd, sweep_cmd
+from unosim.engine import layout as L
+from unosim.engine.batch import simulate
+from unosim.report import charts
+from unosim.report.compare import (
     Diff,
     _simulate_in_process,
     compact_run_dir,
@@ -26,10 +28,7 @@ from unosim.compare import (
     run_label,
     verdict_amount,
 )
-from unosim.config import compile_config, load_config
-from unosim.engine import layout as L
-from unosim.engine.batch import simulate
-from unosim.report import (
+from unosim.report.run_report import (
     METRIC_BY_KEY,
     Doc,
     estimate,
@@ -37,7 +36,8 @@ from unosim.report import (
     per_round_estimate,
     write_report,
 )
-from unosim.sweep import VaryError, parse_vary
+from unosim.report.sweep import VaryError, parse_vary
+from unosim.rules.config import compile_config, load_config
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 VOID = {"meta", "img", "br", "hr", "link", "input", "col", "area", "base", "source", "wbr"}

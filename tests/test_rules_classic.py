@@ -13,11 +13,11 @@ from collections import Counter
 import pytest
 from rules_helpers import all_cards, card_points, cfg, deck_for, fresh_cfg, hand_pts, log, same
 
-from unosim.cards import kind, token
-from unosim.config import ConfigError, load_config
 from unosim.engine import kernel as K
 from unosim.engine import layout as L
 from unosim.engine.game import IllegalActionError, Round, play_game
+from unosim.rules.cards import kind, token
+from unosim.rules.config import ConfigError, load_config
 
 FILLER = ["B1", "B2", "B3", "B4", "B5", "B6"]
 

@@ -11,9 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from unosim.config import compile_config, load_config
+from unosim.analysis.summary import summary_json
 from unosim.engine.batch import AGG_KEYS, simulate
-from unosim.runner import (
+from unosim.rules.config import compile_config, load_config
+from unosim.run.runner import (
     BackendError,
     BadOptionError,
     OutDirError,
@@ -23,7 +24,6 @@ from unosim.runner import (
     load_aggregates,
     run_simulation,
 )
-from unosim.summary import summary_json
 
 GAMES = 3000
 
@@ -223,7 +223,7 @@ def test_dask_local_cluster_matches_loky(cfg, reference, tmp_path):
 
 def test_unreachable_scheduler_is_a_clear_error(cfg, tmp_path, monkeypatch):
     _need_distributed()
-    import unosim.runner as runner
+    import unosim.run.runner as runner
 
     monkeypatch.setattr(runner, "DASK_CONNECT_TIMEOUT", 1)
     with pytest.raises(BackendError, match="cannot reach scheduler"):
@@ -262,7 +262,7 @@ def test_dask_missing_is_a_clear_error(cfg, monkeypatch, tmp_path):
 
 
 def test_progress_bar_only_on_a_terminal(monkeypatch):
-    import unosim.runner as runner
+    import unosim.run.runner as runner
 
     monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
     assert runner._progress_bar(True, 10, 0).disable

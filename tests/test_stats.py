@@ -1,4 +1,4 @@
-"""Tests for unosim.stats: textbook values, agreement with numpy/scipy on
+"""Tests for unosim.analysis.stats: textbook values, agreement with numpy/scipy on
 expanded samples, calibration under a true null, and exact verdict wording."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats as st
 
-from unosim.stats import (
+from unosim.analysis.stats import (
     HistSummary,
     MeanDiff,
     ProportionDiff,

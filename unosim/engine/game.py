@@ -5,7 +5,7 @@ functions the batch simulator uses: build a round (shuffled, from a chosen
 deck order, or from a given position), list the legal actions, apply one,
 read the state, and collect the trace events of TRACE.md.
 
->>> from unosim.config import load_config, compile_config
+>>> from unosim.rules.config import load_config, compile_config
 >>> cc = compile_config(load_config("configs/classic.yaml"))
 >>> r = Round.from_position(cc, hands=[["R7", "G2"], ["B1"], ["Y3"], ["Y9"]],
 ...                         draw=["B2", "B3"], discard=["R5"], color="R", player=0)
@@ -23,9 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from unosim.cards import COLORS, NK, CardError, kind, token
 from unosim.engine import kernel as K
 from unosim.engine import layout as L
+from unosim.rules.cards import COLORS, NK, CardError, kind, token
 
 EV_ROWS = 8192
 CL_SIZE = 1 << 18

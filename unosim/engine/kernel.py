@@ -17,7 +17,7 @@ State ``S`` is a numpy record (one pointer per call) with array fields:
 - ``scratch`` int64[4, NK+1]: work space (the kernel never allocates).
 
 Config ``C`` is a record with fields ``ci, cf, pp, points, icons, dc``
-built from `unosim.config.compile_config`.
+built from `unosim.rules.config.compile_config`.
 
 The round is a state machine: ``apply_action`` runs the rules forward until
 the next decision (a ``PH_*`` phase naming who must choose) or the end.

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from unosim.cards import COLORS, NK, token
 from unosim.engine import kernel as K
 from unosim.engine import layout as L
+from unosim.rules.cards import COLORS, NK, token
 
 SPECIAL_NAMES = {L.SPECIAL_NONE: "none", L.SPECIAL_MOVIE: "movie_madness",
                  L.SPECIAL_WISH: "wishing_star", L.SPECIAL_DONT_TALK: "dont_talk"}

@@ -1,6 +1,6 @@
 """Compare rule sets: the same headline metrics side by side, with tests and verdicts.
 
-Each config is run on the same number of games (through ``unosim.runner``
+Each config is run on the same number of games (through ``unosim.run.runner``
 when it is installed, in-process ``simulate`` otherwise) or read back from an
 existing run directory. Every metric of the later configs is compared with the
 first: the difference, its 95% interval, a p-value (Welch t and Mann-Whitney
@@ -26,11 +26,11 @@ from typing import Any
 
 import numpy as np
 
-from unosim import charts, stats
-from unosim.config import GameConfig, compile_config, config_hash, config_to_dict
+from unosim.analysis import stats
 from unosim.engine import layout as L
 from unosim.engine.batch import AGG_KEYS, empty_aggregates, merge_aggregates, simulate
-from unosim.report import (
+from unosim.report import charts
+from unosim.report.run_report import (
     CAUSE_LABELS,
     METRIC_BY_KEY,
     Doc,
@@ -49,6 +49,7 @@ from unosim.report import (
     per_round_se,
     position_name,
 )
+from unosim.rules.config import GameConfig, compile_config, config_hash, config_to_dict
 
 __all__ = [
     "Comparison",
@@ -153,7 +154,7 @@ def run_config(
 ) -> Run:
     """Simulate ``games`` games of ``cfg`` (or reuse ``out`` if it already holds exactly that).
 
-    Runs through ``unosim.runner.run_simulation``. ``out`` is
+    Runs through ``unosim.run.runner.run_simulation``. ``out`` is
     overwritten unless ``reuse`` finds a finished run of the same config,
     seed and games there.
     """
@@ -166,7 +167,7 @@ def run_config(
             old = None
         if old is not None and old.summary and old.summary.get("config_hash") == key:
             return old
-    from unosim.runner import run_simulation
+    from unosim.run.runner import run_simulation
 
     res = run_simulation(cfg, games=games, seed=seed, jobs=jobs, out=out_dir, force=True,
                          progress=progress, chunk_size=_chunk_size(games),
@@ -182,7 +183,7 @@ def load_run(run_dir: str | Path) -> Run:
 
     Raises ``ValueError`` with a one-line reason when the directory is not a run.
     """
-    from unosim.config import validate_config
+    from unosim.rules.config import validate_config
 
     d = Path(run_dir)
     npz, sj = d / "aggregates.npz", d / "summary.json"
@@ -348,7 +349,7 @@ def metric_diff(a: Mapping[str, np.ndarray], b: Mapping[str, np.ndarray], m: Met
         _, p_mw = stats.mann_whitney_hist(ha, hb)
         return Diff(d, lo, hi, NAN, "bootstrap CI", d / base if base else NAN, p_mw)
     if m.kind == "rate":
-        from unosim.report import rate_counts
+        from unosim.report.run_report import rate_counts
 
         k1, n1 = rate_counts(a, str(m.source))
         k2, n2 = rate_counts(b, str(m.source))
@@ -356,7 +357,7 @@ def metric_diff(a: Mapping[str, np.ndarray], b: Mapping[str, np.ndarray], m: Met
         rel = pd.diff / pd.rate1 if pd.rate1 else NAN
         return Diff(pd.diff, pd.low, pd.high, pd.p_value, "two-proportion z", rel)
     if m.kind == "fair_ratio":
-        from unosim.report import rate_counts
+        from unosim.report.run_report import rate_counts
 
         k1, n1 = rate_counts(a, str(m.source))
         k2, n2 = rate_counts(b, str(m.source))
@@ -453,7 +454,7 @@ def _verdicts(cmp: Comparison, i: int) -> list[str]:
     out = [stats.verdict_length(al, bl, stats.diff_of_means_hist(ha["turns_hist"],
                                                                   hb["turns_hist"]),
                                 na, nb, players=players)]
-    from unosim.report import rate_counts
+    from unosim.report.run_report import rate_counts
 
     def rate(source: str, what: str) -> str:
         k1, n1 = rate_counts(ha, source)

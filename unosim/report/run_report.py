@@ -30,9 +30,11 @@ import numpy as np
 import yaml
 from scipy import stats as _st
 
-from unosim import __version__, charts, stats
-from unosim.config import GameConfig, config_to_dict
+from unosim import __version__
+from unosim.analysis import stats
 from unosim.engine import layout as L
+from unosim.report import charts
+from unosim.rules.config import GameConfig, config_to_dict
 
 __all__ = [
     "CAUSE_LABELS",

@@ -41,7 +41,7 @@ CHAOS = ROOT / "configs" / "chaos.yaml"
 _START = """
 import time
 t = time.perf_counter()
-from unosim.config import compile_config, load_config
+from unosim.rules.config import compile_config, load_config
 from unosim.engine.batch import simulate
 simulate(compile_config(load_config({cfg!r})), 1, 0, 1)
 print(time.perf_counter() - t)
@@ -83,9 +83,9 @@ def cached_start() -> dict[str, float]:
 
 def kernel_rate(cfg_path: Path, seconds: float) -> dict[str, float]:
     """Single-core ``simulate`` throughput after warm-up, in chunks like the runner's."""
-    from unosim.config import compile_config, load_config
     from unosim.engine.batch import simulate
     from unosim.engine.game import alloc_state
+    from unosim.rules.config import compile_config, load_config
 
     cc = compile_config(load_config(cfg_path))
     state = alloc_state(cc, trace=False)
@@ -106,8 +106,8 @@ def kernel_rate(cfg_path: Path, seconds: float) -> dict[str, float]:
 def runner_rate(games: int, jobs: int, work: Path) -> dict[str, float]:
     """Steady-state `run_simulation` throughput: imports, compiled code and worker
     pool already warm, so what is left is chunking, aggregation, IPC and chunk files."""
-    from unosim.config import load_config
-    from unosim.runner import run_simulation
+    from unosim.rules.config import load_config
+    from unosim.run.runner import run_simulation
 
     cfg = load_config(CLASSIC)
     run_simulation(cfg, games=min(games, 200_000), seed=3, jobs=jobs, out=work / "warm",
@@ -120,7 +120,7 @@ def runner_rate(games: int, jobs: int, work: Path) -> dict[str, float]:
 
 def _unosim() -> list[str]:
     script = Path(sys.executable).parent / "unosim"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "unosim.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "unosim"]
 
 
 def run_cli(games: int, jobs: int, work: Path, backend: str = "loky") -> dict[str, Any]:

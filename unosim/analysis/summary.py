@@ -10,7 +10,7 @@ Schema (``schema_version`` 1), every mean is per round unless named otherwise:
 
 - ``games`` (rounds, or matches in match mode), ``rounds``;
 - ``turns``, ``points``, ``cards_drawn``: ``{n, mean, std, sem, median, p10, p90,
-  min, max, ci_low, ci_high}`` (inverted-CDF quantiles, see `unosim.stats`);
+  min, max, ci_low, ci_high}`` (inverted-CDF quantiles, see `unosim.analysis.stats`);
 - ``win_rate_by_position``: index 0 is the seat to the dealer's left (the
   normal first player), clockwise to the dealer last; each entry
   ``{rate, low, high, wins}`` over all rounds (a stalemate is no win);
@@ -36,9 +36,9 @@ from typing import Any
 import numpy as np
 
 from unosim import __version__
-from unosim.config import GameConfig, config_hash, config_to_dict
+from unosim.analysis.stats import ci_decimals, format_ci, summarize_hist, wilson_interval
 from unosim.engine import layout as L
-from unosim.stats import ci_decimals, format_ci, summarize_hist, wilson_interval
+from unosim.rules.config import GameConfig, config_hash, config_to_dict
 
 SCHEMA_VERSION = 1
 

@@ -46,7 +46,7 @@ from unosim.engine import layout as L
 from unosim.engine.batch import AGG_KEYS, empty_aggregates, merge_aggregates, simulate
 
 if TYPE_CHECKING:
-    from unosim.config import GameConfig
+    from unosim.rules.config import GameConfig
 
 # Workers import this module to run `_chunk_task`: the config layer (pydantic) and
 # the statistics (scipy) are imported lazily, by the parent only, to keep worker
@@ -295,7 +295,7 @@ _OWNED = ("chunks", "records", "run.json", "summary.json", "aggregates.npz")
 
 def _manifest(cfg: GameConfig, key: str, seed: int, games: int, chunk_size: int,
               records: bool) -> dict[str, Any]:
-    from unosim.config import config_hash
+    from unosim.rules.config import config_hash
 
     # rules_hash ignores games and seed, so a resume can say which of them changed
     rules = config_hash(cfg.model_copy(update={"games": 1, "seed": 0}))
@@ -504,7 +504,7 @@ def run_simulation(
     games, seed = int(games), int(seed)
     import joblib
 
-    from unosim.config import compile_config, config_hash
+    from unosim.rules.config import compile_config, config_hash
 
     if jobs is None:
         # Starting worker processes costs about a second; a small run is done sooner
@@ -588,7 +588,7 @@ def _run(cfg: GameConfig, cc: Any, execute: Runner, *, key: str, seed: int, game
             _warnings.simplefilter("ignore")
             results.close()
 
-    from unosim.summary import build_summary, summary_json
+    from unosim.analysis.summary import build_summary, summary_json
 
     elapsed = time.perf_counter() - t0
     summary = build_summary(total, cfg, seed=seed, games=games)

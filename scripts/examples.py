@@ -26,12 +26,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from unosim import __version__, charts, stats
-from unosim.compare import Comparison, compact_run_dir, run_comparison, write_comparison
-from unosim.config import CONFIGS_DIR, load_config
+from unosim import __version__
+from unosim.analysis import stats
 from unosim.engine import layout as L
-from unosim.report import CAUSE_LABELS, Doc, Estimate, num_ci, pct_ci, per_round_estimate
-from unosim.sweep import Sweep, parse_vary, run_sweep, write_sweep
+from unosim.report import charts
+from unosim.report.compare import Comparison, compact_run_dir, run_comparison, write_comparison
+from unosim.report.run_report import CAUSE_LABELS, Doc, Estimate, num_ci, pct_ci, per_round_estimate
+from unosim.report.sweep import Sweep, parse_vary, run_sweep, write_sweep
+from unosim.rules.config import CONFIGS_DIR, load_config
 
 REPORTS = Path(__file__).resolve().parent.parent / "reports"
 SEED = 1

@@ -27,7 +27,7 @@ from matplotlib.ticker import (
     ScalarFormatter,
 )
 
-from unosim import stats
+from unosim.analysis import stats
 
 __all__ = [
     "Series",

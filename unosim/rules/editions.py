@@ -7,7 +7,7 @@ and behaviour defaults.
 
 This module is also the lower layer of config loading: ``ConfigError``, the
 strict pydantic base model and the house-rules models live here so that
-``unosim.config`` can build on them without an import cycle.
+``unosim.rules.config`` can build on them without an import cycle.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from pydantic import (
     model_validator,
 )
 
-from unosim.cards import (
+from unosim.rules.cards import (
     NK,
     NRANKS,
     RANK_TOKENS,
@@ -43,8 +43,8 @@ from unosim.cards import (
     token,
 )
 
-# The repository layout puts configs/ next to the package directory.
-CONFIGS_DIR = Path(__file__).resolve().parent.parent / "configs"
+# Built-in configs and editions ship inside the package (package data).
+CONFIGS_DIR = Path(__file__).resolve().parent / "configs"
 EDITIONS_DIR = CONFIGS_DIR / "editions"
 
 NUMBER_RANKS = RANK_TOKENS[:10]

@@ -34,8 +34,8 @@ def warn(message: str) -> None:
 
 def _expected(exc: BaseException) -> bool:
     """Whether ``exc`` is a typed, one-line error of the layers below."""
-    from unosim.config import ConfigError
-    from unosim.runner import RunError
+    from unosim.rules.config import ConfigError
+    from unosim.run.runner import RunError
 
     return isinstance(exc, (ConfigError, RunError))
 
@@ -90,7 +90,7 @@ def main() -> None:
 
 
 def _load(config: str, overrides: tuple[str, ...]) -> Any:
-    from unosim.config import load_config
+    from unosim.rules.config import load_config
 
     return load_config(config, overrides)
 
@@ -114,9 +114,9 @@ set_option = click.option("--set", "overrides", multiple=True, metavar="KEY.PATH
 def play(config: str, seed: int | None, game: int, trace_format: str,
          overrides: tuple[str, ...], out: str | None) -> None:
     """Play one game (a round, or a match in match mode) and print its trace."""
-    from unosim.config import compile_config
     from unosim.engine.game import play_game
     from unosim.engine.trace import to_jsonl, to_text
+    from unosim.rules.config import compile_config
 
     cfg = _load(config, overrides)
     seed = cfg.seed if seed is None else seed
@@ -169,7 +169,7 @@ def run(config: str, games: int | None, seed: int | None, out: str | None,
         force: bool, quiet: bool, backend: str, scheduler: str | None,
         chunk_size: int | None, no_report: bool) -> None:
     """Simulate many games in parallel and write DIR/summary.json."""
-    from unosim.runner import run_simulation
+    from unosim.run.runner import run_simulation
 
     cfg = _load(config, overrides)
     games = cfg.games if games is None else games
@@ -181,7 +181,7 @@ def run(config: str, games: int | None, seed: int | None, out: str | None,
                             records=records, resume=resume, force=force, backend=backend,
                             scheduler=scheduler, chunk_size=chunk_size, progress=not quiet,
                             on_warning=warn)
-    from unosim.summary import format_text  # scipy: only once the games are done
+    from unosim.analysis.summary import format_text  # scipy: only once the games are done
 
     click.echo(format_text(result.summary, result.elapsed, result.rounds_run), nl=False)
     note = f"  written to        {out_dir}/summary.json"
@@ -189,7 +189,7 @@ def run(config: str, games: int | None, seed: int | None, out: str | None,
         note += f" ({result.chunks_reused} of {result.chunks_total} chunks reused)"
     click.echo(note)
     if not no_report:
-        from unosim.report import write_report
+        from unosim.report.run_report import write_report
 
         write_report(out_dir, cfg, result.aggregates, result.summary)
         click.echo(f"  report            {out_dir}/report.html (and report.md, charts)")
@@ -198,7 +198,7 @@ def run(config: str, games: int | None, seed: int | None, out: str | None,
 # --- editions --------------------------------------------------------------------------
 def editions_table() -> str:
     """One row per shipped edition, naming where it differs from classic."""
-    from unosim.editions import HouseRules, deck_counts, list_editions, load_edition
+    from unosim.rules.editions import HouseRules, deck_counts, list_editions, load_edition
 
     base = load_edition("classic")
     rows = [("name", "title", "cards", "special card", "differs from classic")]
@@ -240,11 +240,9 @@ def editions() -> None:
 
 
 try:  # compare / sweep live with the reports layer when it is installed
-    from unosim.cli_reports import register
+    from unosim.cli.reports import register
 except ImportError:
     pass
 else:
     register(main)
 
-if __name__ == "__main__":
-    main()

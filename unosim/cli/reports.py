@@ -1,4 +1,4 @@
-"""``unosim compare`` and ``unosim sweep``: click commands over unosim.compare / unosim.sweep.
+"""``unosim compare`` and ``unosim sweep``: click commands over unosim.report.compare / unosim.report.sweep.
 
 ``unosim.cli`` calls ``register(main)``. Every expected failure (a bad
 config or ``--vary``, a bad option, an unusable run directory) is raised as a
@@ -32,12 +32,12 @@ class ReportsError(click.ClickException):
 @contextlib.contextmanager
 def _errors() -> Iterator[None]:
     """Turn the typed errors of the layers below into ``ReportsError``."""
-    from unosim.config import ConfigError
-    from unosim.sweep import VaryError
+    from unosim.report.sweep import VaryError
+    from unosim.rules.config import ConfigError
 
     expected: tuple[type[BaseException], ...] = (ConfigError, VaryError)
     try:
-        from unosim.runner import RunError
+        from unosim.run.runner import RunError
 
         expected += (RunError,)
     except ImportError:
@@ -127,8 +127,8 @@ def compare_cmd(configs: tuple[str, ...], games: int | None, seed: int | None,
     The first is the baseline. Writes compare.md, compare.html, compare.csv and
     charts to --out and prints one verdict per rule set.
     """
-    from unosim.compare import load_run, run_comparison, write_comparison
-    from unosim.config import load_config
+    from unosim.report.compare import load_run, run_comparison, write_comparison
+    from unosim.rules.config import load_config
 
     if len(configs) < 2:
         raise click.UsageError("compare needs at least two configs (A.yaml B.yaml ...)")
@@ -179,7 +179,7 @@ def sweep_cmd(config: str, varies: tuple[str, ...], games: int | None, seed: int
               out: str | None, overrides: tuple[str, ...], jobs: int | None, backend: str,
               scheduler: str | None, reuse: bool, quiet: bool) -> None:
     """Run a grid of variants of CONFIG; write sweep.csv/.parquet and a chart per metric."""
-    from unosim.sweep import parse_vary, run_sweep, write_sweep
+    from unosim.report.sweep import parse_vary, run_sweep, write_sweep
 
     _check_counts(games, seed, jobs)
     with _errors():
@@ -197,7 +197,7 @@ def sweep_cmd(config: str, varies: tuple[str, ...], games: int | None, seed: int
             ("--vary", varies), ("--games", sweep.games), ("--seed", seed),
             ("--set", overrides), ("--out", out_dir)])
         paths = write_sweep(sweep, out_dir, command=cmd)
-    from unosim.report import METRIC_BY_KEY, fmt_metric
+    from unosim.report.run_report import METRIC_BY_KEY, fmt_metric
 
     table = sweep_table_text(sweep, [METRIC_BY_KEY["turns_mean"],
                                      METRIC_BY_KEY["first_player_win_rate"]], fmt_metric)
@@ -207,7 +207,7 @@ def sweep_cmd(config: str, varies: tuple[str, ...], games: int | None, seed: int
 
 def sweep_table_text(sweep: Any, metrics: list[Any], fmt: Any) -> str:
     """A plain-text table of every cell for stdout."""
-    from unosim.report import estimate
+    from unosim.report.run_report import estimate
 
     header = [a.key for a in sweep.axes] + [m.label for m in metrics]
     rows = [[lab for lab in (a.labels[a.texts.index(t)]

@@ -26,10 +26,9 @@ from typing import Any
 import pandas as pd
 import yaml
 
-from unosim import charts
-from unosim.compare import Run, run_config, stacking_phrase
-from unosim.config import GameConfig, load_config
-from unosim.report import (
+from unosim.report import charts
+from unosim.report.compare import Run, run_config, stacking_phrase
+from unosim.report.run_report import (
     METRIC_BY_KEY,
     Doc,
     Metric,
@@ -37,6 +36,7 @@ from unosim.report import (
     fmt_metric,
     metrics_for,
 )
+from unosim.rules.config import GameConfig, load_config
 
 __all__ = ["Axis", "Cell", "Sweep", "parse_vary", "run_sweep", "sweep_table", "write_sweep"]
 
@@ -116,7 +116,7 @@ def value_label(v: Any, key: str = "") -> str:
     if isinstance(v, bool):
         return "on" if v else "off"
     if isinstance(v, dict):
-        from unosim.compare import _STACK
+        from unosim.report.compare import _STACK
 
         if key.endswith("stacking") and set(v) <= set(_STACK):
             return stacking_phrase(v)

@@ -23,7 +23,8 @@ import numpy as np
 import yaml
 from pydantic import Field, PrivateAttr, ValidationError, model_validator
 
-from unosim.editions import (
+from unosim.engine import layout as L
+from unosim.rules.editions import (
     CONFIGS_DIR,
     ConfigError,
     Edition,
@@ -42,7 +43,6 @@ from unosim.editions import (
     read_yaml,
     wish_icon_mask,
 )
-from unosim.engine import layout as L
 
 __all__ = [
     "Behaviour",

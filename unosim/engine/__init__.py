@@ -1,0 +1,1 @@
+"""engine layer: the compiled rules and their Python façade."""
