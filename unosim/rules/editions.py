@@ -258,20 +258,41 @@ Rate = Annotated[float, Field(ge=0.0, le=1.0)]
 class Stacking(StrictModel):
     """Which pending-draw cards may be stacked on which (RULES.md section 6)."""
 
-    draw_two_on_draw_two: bool = False
-    wd4_on_wd4: bool = False
-    wd4_on_draw_two: bool = False
-    draw_two_on_wd4: bool = False
+    draw_two_on_draw_two: bool = Field(False, title="Draw Two on Draw Two")
+    wd4_on_wd4: bool = Field(False, title="Wild Draw Four on Wild Draw Four")
+    wd4_on_draw_two: bool = Field(False, title="Wild Draw Four on Draw Two")
+    draw_two_on_wd4: bool = Field(False, title="Draw Two on Wild Draw Four")
 
 
 class HouseRules(StrictModel):
     """RULES.md section 6; all off unless the edition or the config turns them on."""
 
-    stacking: Stacking = Stacking()
-    jump_in: bool = False
-    seven_o: bool = False
-    draw_until_play: bool = False
-    two_player_reverse: bool = False
+    stacking: Stacking = Field(Stacking(), title="stacking")
+    jump_in: bool = Field(False, title="jump-in")
+    seven_o: bool = Field(False, title="Seven-O")
+    draw_until_play: bool = Field(False, title="draw until you can play")
+    two_player_reverse: bool = Field(False, title="two-player Reverse as Skip")
+
+
+def house_rule_switches(model: type[BaseModel] = HouseRules, prefix: str = "house_rules"
+                        ) -> dict[str, str]:
+    """Every on/off house rule, ``{dotted key: label}`` in declaration order.
+
+    The one place a switch's key and label come from: the engine derives its
+    compiled index from this order, reports and CLI help their wording.
+
+    >>> house_rule_switches()["house_rules.stacking.wd4_on_wd4"]
+    'Wild Draw Four on Wild Draw Four'
+    """
+    out: dict[str, str] = {}
+    for name, info in model.model_fields.items():
+        key = f"{prefix}.{name}"
+        sub = info.annotation
+        if isinstance(sub, type) and issubclass(sub, BaseModel):
+            out.update(house_rule_switches(sub, key))
+        else:
+            out[key] = info.title or name
+    return out
 
 
 class EditionBehaviour(StrictModel):

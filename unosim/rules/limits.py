@@ -1,0 +1,24 @@
+"""Every size limit of the game, declared once.
+
+The config validates against these numbers and the engine sizes its arrays
+from them, so a config that passes validation always fits the kernel's
+arrays (and one that does not fit is a one-line error, never a traceback).
+
+>>> MAX_PLAYERS == PLAYERS_PER_DECK * MAX_DECKS
+True
+"""
+
+from __future__ import annotations
+
+MIN_PLAYERS = 2
+PLAYERS_PER_DECK = 10  # RULES.md section 1: one deck seats at most ten
+MAX_DECKS = 4
+MAX_PLAYERS = PLAYERS_PER_DECK * MAX_DECKS
+MIN_HAND_SIZE = 1
+# A round or match longer than these is a runaway config, not a game: the
+# turn histogram has max_turns + 1 bins, the rounds-per-match one max_rounds + 1.
+MAX_TURNS = 1_000_000
+MAX_ROUNDS = 100_000
+MAX_TARGET = 1_000_000
+# The first flip needs cards left after the deal: at least this many per deck, plus one.
+FLIP_RESERVE_PER_DECK = 4
