@@ -15,7 +15,8 @@ from functools import cache
 from typing import Any
 
 from unosim.engine.game import Round
-from unosim.rules.config import CompiledConfig, compile_config, load_config
+from unosim.engine.state import CompiledConfig, compile_config
+from unosim.rules.config import load_config
 
 __all__ = [
     "Round", "all_cards", "card_points", "cfg", "deck_for", "fresh_cfg", "hand_pts", "log",

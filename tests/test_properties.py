@@ -4,24 +4,25 @@ For any edition, player count, deck count, house-rule subset and behaviour
 rates, a seeded round played by the compiled policies must conserve every
 card, count its turns as the trace writes them, score exactly the hands left,
 and never let a policy choose an action the rules refuse (`Round.apply`
-raises on an illegal one). The fast per-kind legality of the reference policy
-(`_playable_mask`, `_uniform_card`) must agree with `can_play`/`can_stack`.
+raises on an illegal one). The reference policy's fast card choice
+(`uniform_card`) must pick exactly among the cards `can_play`/`can_stack` allow.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 
-import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rules_helpers import all_cards, cfg, hand_pts
 
-from unosim.engine import kernel as K
-from unosim.engine import layout as L
+from unosim.engine import state as L
 from unosim.engine.game import Round, play_game
-from unosim.rules.cards import NK, token
-from unosim.rules.config import compile_config, load_config
+from unosim.engine.policies import uniform_card
+from unosim.engine.rules import can_play, can_stack
+from unosim.engine.state import compile_config
+from unosim.rules.cards import COLORS, DRAW2, NK, WD4, W, color_of, kind, suit_of, token
+from unosim.rules.config import load_config
 
 EDITIONS = ["classic", "classic_1992", "disney100", "disney_wish", "encanto"]
 HOUSE = [
@@ -83,7 +84,11 @@ def test_played_round_conserves_cards_counts_turns_and_scores(case, seed):
         r.apply(a)  # raises on an illegal action
         steps += 1
         assert all_cards(r) == deck, over
-        assert all(r.S['hands'][p, K.NK] == len(r.hand(p)) for p in range(r.players))
+        for p in range(r.players):  # the size and per-suit counts kept in step
+            hand = r.hand(p)
+            assert r.S.hands[p, L.H_SIZE] == len(hand)
+            suits = [sum(suit_of(kind(c)) == u for c in hand) for u in range(len(COLORS) + 1)]
+            assert list(r.S.hands[p, L.H_SUIT:L.H_SUIT + len(suits)]) == suits
     ev = r.events()
     end = ev[-1]
     stats = r.stats
@@ -153,40 +158,36 @@ def positions(draw):
     kinds = list(range(NK)) if edition in ("disney100", "disney_wish", "encanto") else list(range(54))
     hand = draw(st.lists(st.sampled_from(kinds), min_size=0, max_size=12))
     top = draw(st.sampled_from(kinds))
-    color = draw(st.sampled_from("RYGB")) if top >= 52 else "RYGB"[top // 13]
+    color = draw(st.sampled_from(COLORS)) if top >= W else COLORS[color_of(top)]
     if draw(st.booleans()):  # an inconsistent color is still a well-defined position
-        color = draw(st.sampled_from("RYGB"))
-    pend = draw(st.sampled_from([K.DRAW2, K.WD4]))
+        color = draw(st.sampled_from(COLORS))
+    pend = draw(st.sampled_from([DRAW2, WD4]))
     return cc, [token(k) for k in hand], token(top), color, pend
 
 
 @SETTINGS
 @given(positions())
-def test_playable_mask_and_uniform_card_agree_with_can_play(pos):
+def test_uniform_card_picks_exactly_the_legal_cards(pos):
     cc, hand, top, color, pend = pos
     r = Round.from_position(cc, hands=[hand, ["B1"]], draw=["B2"], discard=[top], color=color,
                             player=0)
     S, C = r.S, r.C
-    mask = np.zeros(NK, np.int64)
-    K._playable_mask(S, C, 0, False, mask)
-    assert [bool(m) for m in mask] == [bool(K.can_play(S, C, 0, k)) for k in range(NK)]
-    held = {k for k in range(NK) if S['hands'][0, k] > 0}
-    legal = {k for k in held if K.can_play(S, C, 0, k)}
+    held = {k for k in range(NK) if S.hands[0, k] > 0}
+    legal = {k for k in held if can_play(S, C, 0, k)}
     assert legal == {a for a in r.legal_actions() if a < NK}
-    picks = {int(K._uniform_card(S, C, 0, False)) for _ in range(300)}
+    picks = {int(uniform_card(S, C, 0, False)) for _ in range(300)}
     assert picks == (legal or {-1})
     # stacking: the same with a pending draw of either kind
-    S['s'][K.S_PEND_KIND] = pend
-    K._playable_mask(S, C, 0, True, mask)
-    stackable = {k for k in range(NK) if K.can_stack(S, C, 0, k)}
-    assert {k for k in range(NK) if mask[k]} == stackable and stackable <= held
-    picks = {int(K._uniform_card(S, C, 0, True)) for _ in range(300)}
+    S.s[L.S_PEND_KIND] = pend
+    stackable = {k for k in range(NK) if can_stack(S, C, 0, k)}
+    assert stackable <= held
+    picks = {int(uniform_card(S, C, 0, True)) for _ in range(300)}
     assert picks == (stackable or {-1})
 
 
 def test_uniform_card_weights_physical_cards():
     r = Round.from_position(cfg("players=2"), hands=[["R1", "R1", "R1", "W", "G2"], ["B1"]],
                             draw=["B2"], discard=["R5"], color="R", player=0)
-    counts = Counter(int(K._uniform_card(r.S, r.C, 0, False)) for _ in range(4000))
+    counts = Counter(int(uniform_card(r.S, r.C, 0, False)) for _ in range(4000))
     assert set(counts) == {1, 52}
     assert 0.70 < counts[1] / 4000 < 0.80  # three red 1s against one Wild

@@ -1217,7 +1217,8 @@ ENGINE_CONFIGS = [
 def test_engine_traces_replay(config: str, overrides: list[str]) -> None:
     """Real engine traces must replay cleanly."""
     from unosim.engine.game import play_game
-    from unosim.rules.config import compile_config, load_config
+    from unosim.engine.state import compile_config
+    from unosim.rules.config import load_config
 
     path = Path(__file__).resolve().parent.parent / "configs" / config
     cfg = load_config(path, overrides)

@@ -13,9 +13,9 @@ from collections import Counter
 import pytest
 from rules_helpers import all_cards, card_points, cfg, deck_for, fresh_cfg, hand_pts, log, same
 
-from unosim.engine import kernel as K
-from unosim.engine import layout as L
+from unosim.engine import state as L
 from unosim.engine.game import IllegalActionError, Round, play_game
+from unosim.engine.scoring import next_dealer, score_round
 from unosim.rules.cards import kind, token
 from unosim.rules.config import ConfigError, load_config
 
@@ -631,10 +631,9 @@ def test_match_partners_scoring():
 
 
 def _score(r):
-    winners = r.S['scratch'][3]
-    over, nw = K.score_round(r.S, r.C, winners)
+    over, nw = score_round(r.S, r.C)
     r._drain()
-    return bool(over), [int(w) for w in winners[:nw]]
+    return bool(over), [int(w) for w in r.S.winners[:nw]]
 
 
 @pytest.mark.parametrize("scoring,end_points,scores", [
@@ -656,14 +655,14 @@ def test_round_points_by_scoring(scoring, end_points, scores):
 def test_lowest_scoring_tie_is_shared_and_elimination_removes_seats():
     cc = cfg("mode=match", "scoring=lowest", "target=60")
     r = at([["B8", "G5", "W"], ["R6", "YS", "G0"], ["Y9", "R1"], ["Y3"]], ["Y9"], player=3, cc=cc)
-    r.S['seat'][2, K.SEAT_SCORE] = 16  # seat 2 ends on 26, level with seat 1
+    r.S['seat'][2, L.SEAT_SCORE] = 16  # seat 2 ends on 26, level with seat 1
     r.apply("Y3")
     over, winners = _score(r)
     assert over and winners == [3]
     cc = cfg("mode=match", "scoring=lowest", "target=60")
     r = at([["B8", "G5", "W"], ["R6", "YS", "G0"], ["Y9", "R1"], ["Y3"]], ["Y9"], player=3, cc=cc)
-    r.S['seat'][3, K.SEAT_SCORE] = 26
-    r.S['seat'][2, K.SEAT_SCORE] = 16
+    r.S['seat'][3, L.SEAT_SCORE] = 26
+    r.S['seat'][2, L.SEAT_SCORE] = 16
     r.apply("Y3")
     over, winners = _score(r)
     assert over and winners == [1, 2, 3]  # 26 each: the win is shared
@@ -673,7 +672,7 @@ def test_lowest_scoring_tie_is_shared_and_elimination_removes_seats():
     r.apply("Y3")
     over, _ = _score(r)
     assert not over and r.events()[-1]["eliminated"] == [0]
-    assert int(K.next_dealer(r.S, r.C)) == 1 and r.S['seat'][0, K.SEAT_ALIVE] == 0
+    assert int(next_dealer(r.S, r.C)) == 1 and r.S['seat'][0, L.SEAT_ALIVE] == 0
 
 
 def test_card_conservation_through_a_played_round():

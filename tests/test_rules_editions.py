@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from rules_helpers import cfg, deck_for, fresh_cfg, log, same
 
-from unosim.engine import kernel as K
-from unosim.engine import layout as L
+from unosim.engine import state as L
 from unosim.engine.game import IllegalActionError, Round
+from unosim.rules.cards import WX
 
 DISNEY = ["disney100", "disney_wish", "encanto"]
 FILLER = ["B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8"]
@@ -93,7 +93,7 @@ def test_disney_scoring_examples(edition, numbers, total):
     r.apply("G3")
     assert log(r)[-1] == f"end 0 {total}"
     assert r.hand_points(3) == int(numbers[2][1:]) + 20 + 50
-    assert r.cc.points[K.WX] == 50
+    assert r.cc.points[WX] == 50
 
 
 @pytest.mark.parametrize("edition", DISNEY)
@@ -221,7 +221,7 @@ def test_dont_talk_silences_and_a_slip_costs_three_each_turn():
     draw = ["B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9", "Y1", "Y2", "Y3"]
     r = _silence(1, draw=draw)
     assert log(r)[1:] == ["play 0 WX G", "special 0 2 silenced", "turn 1 G WX"]
-    assert r.S['seat'][2, K.SEAT_SILENCED] == 1
+    assert r.S['seat'][2, L.SEAT_SILENCED] == 1
     r.apply("draw")  # seat 1 draws B1
     assert log(r)[-3:] == ["turn 2 G WX", "slip 2", "draw 2 B2 B3 B4 (dont_talk)"]
     assert r.current_player == 2 and r.phase == "turn"  # the slip comes before they act
@@ -237,7 +237,7 @@ def test_dont_talk_silences_and_a_slip_costs_three_each_turn():
 def test_dont_talk_without_slips_costs_nothing():
     r = _silence(0)
     r.apply("draw")
-    assert log(r)[-1] == "turn 2 G WX" and r.S['seat'][2, K.SEAT_SILENCED] == 1
+    assert log(r)[-1] == "turn 2 G WX" and r.S['seat'][2, L.SEAT_SILENCED] == 1
 
 
 def test_silence_ends_when_another_player_calls_uno():
@@ -245,7 +245,7 @@ def test_silence_ends_when_another_player_calls_uno():
     r = _silence(1, hands)
     r.apply("G3")  # seat 1 is down to one card and calls UNO
     assert log(r)[4:] == ["play 1 G3 G", "uno 1 called", "silence_end 2", "turn 2 G G3"]
-    assert r.S['seat'][2, K.SEAT_SILENCED] == 0  # no slip at seat 2's turn
+    assert r.S['seat'][2, L.SEAT_SILENCED] == 0  # no slip at seat 2's turn
 
 
 def test_forgotten_uno_does_not_end_the_silence():
@@ -253,7 +253,7 @@ def test_forgotten_uno_does_not_end_the_silence():
     r = _silence(0, hands, overrides=("behaviour.uno_forget_rate=1", "behaviour.uno_catch_rate=0"))
     r.apply("G3")
     assert log(r)[4:] == ["play 1 G3 G", "uno 1 forgot", "turn 2 G G3"]
-    assert r.S['seat'][2, K.SEAT_SILENCED] == 1
+    assert r.S['seat'][2, L.SEAT_SILENCED] == 1
 
 
 def test_silenced_player_may_call_uno_without_penalty():
@@ -273,7 +273,7 @@ def test_one_uno_call_ends_every_silence():
     r.apply("color G")
     r.apply("target 3")
     assert log(r)[-2:] == ["special 1 3 silenced", "turn 2 G WX"]
-    assert list(r.S['seat'][:4, K.SEAT_SILENCED]) == [0, 0, 1, 1]
+    assert list(r.S['seat'][:4, L.SEAT_SILENCED]) == [0, 0, 1, 1]
     r.apply("draw")  # seat 2 draws B1
     r.apply("G5")  # seat 3: two cards left
     r.apply("G1")  # seat 0 is down to one card
@@ -327,8 +327,8 @@ def test_silenced_player_does_not_slip_when_a_draw_is_forced_on_them():
 def test_special_targets_skip_players_out_of_the_round():
     cc = cfg("mode=match", "scoring=elimination", config="disney100")
     r = at("disney100", [["WX", "G1"], ["B1"], ["B2"], ["B3"]], ["R7"], cc=cc)
-    r.S['seat'][2, K.SEAT_ALIVE] = 0
-    r.S['s'][K.S_NALIVE] = 3
+    r.S['seat'][2, L.SEAT_ALIVE] = 0
+    r.S['s'][L.S_NALIVE] = 3
     r.apply("WX")
     r.apply("color B")
     assert r.legal_action_names() == ["target 1", "target 3"]

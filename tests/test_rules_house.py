@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 from rules_helpers import cfg, deck_for, fresh_cfg, log, same
 
-from unosim.engine import kernel as K
-from unosim.engine import layout as L
+from unosim.engine import state as L
 from unosim.engine.game import IllegalActionError, Round
 
 FILLER = ["B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9", "Y1", "Y2", "Y3"]
@@ -373,8 +372,8 @@ def test_jump_in_seven_under_seven_o_swaps_again():
 def test_seven_o_targets_only_players_in_the_round():
     cc = cfg("mode=match", "scoring=elimination", SEVEN_O)
     r = at([["R7", "G1"], ["B1"], ["B2"], ["B3"]], ["R3"], cc=cc)
-    r.S['seat'][1, K.SEAT_ALIVE] = 0
-    r.S['s'][K.S_NALIVE] = 3
+    r.S['seat'][1, L.SEAT_ALIVE] = 0
+    r.S['s'][L.S_NALIVE] = 3
     r.apply("R7")
     assert r.legal_action_names() == ["target 2", "target 3"]
 
@@ -457,8 +456,8 @@ def test_two_player_reverse_first_flip_still_reverses():
 def test_two_player_reverse_with_two_seats_left_in_a_match():
     cc = cfg("mode=match", "scoring=elimination", TPR, "players=3")
     r = at([["RR", "G1", "G2"], ["B1"], ["B2", "B3"]], ["R7"], cc=cc)
-    r.S['seat'][1, K.SEAT_ALIVE] = 0
-    r.S['s'][K.S_NALIVE] = 2
+    r.S['seat'][1, L.SEAT_ALIVE] = 0
+    r.S['s'][L.S_NALIVE] = 2
     r.apply("RR")
     assert log(r)[1:] == ["play 0 RR R", "skip 2", "turn 0 R RR"]
 

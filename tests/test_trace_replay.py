@@ -14,8 +14,9 @@ import pytest
 from replay_checker import check_trace
 
 from unosim.engine.game import play_game
+from unosim.engine.state import compile_config
 from unosim.engine.trace import to_jsonl
-from unosim.rules.config import compile_config, load_config
+from unosim.rules.config import load_config
 
 HOUSE = ("stacking", "jump_in", "seven_o", "draw_until_play", "two_player_reverse")
 STACK_ALL = [f"house_rules.stacking.{k}=true" for k in

@@ -5,66 +5,242 @@ arrays that merge by addition (`merge_aggregates`), so any split of the
 games into chunks, in any order, on any number of workers, gives the same
 totals. Game ``g`` always plays the same way for a given seed (its random
 stream is keyed by the seed and ``g`` alone).
+
+>>> from unosim.rules.config import load_config
+>>> from unosim.engine.state import compile_config
+>>> agg, rec = simulate(compile_config(load_config("classic")), seed=1, start=0, count=20,
+...                     records=True)
+>>> int(agg["counts"][COUNT_ROUNDS]), rec.shape == (20, REC_SEAT_POINTS + 4)
+(20, True)
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import NamedTuple
 
 import numpy as np
 
-from unosim.engine import kernel as K
-from unosim.engine import layout as L
-from unosim.engine.game import alloc_state, config_tuple, seed_keys
+from unosim.engine.deal import new_round
+from unosim.engine.jit import jit
+from unosim.engine.policies import policy_action
+from unosim.engine.rng import seed_game, seed_keys
+from unosim.engine.rules import apply_legal
+from unosim.engine.scoring import next_dealer, score_round, start_match
+from unosim.engine.state import (
+    C_MAX_ROUNDS,
+    C_MAX_TURNS,
+    C_MODE,
+    C_PLAYERS,
+    NR,
+    PH_DONE,
+    R_DRAWN,
+    R_POINTS,
+    R_TURNS,
+    R_WINNER,
+    S_DEALER,
+    S_PHASE,
+    SEAT_ALIVE,
+    SEAT_SCORE,
+    Config,
+    IntArray,
+    KernelArrays,
+    State,
+    alloc_state,
+    config_tuple,
+)
+from unosim.engine.table import hand_points, next_alive
 
 DRAWN_BINS = 4096
 MARGIN_BINS = 4096
 
-AGG_KEYS = ("turns_hist", "points_hist", "drawn_hist", "wins_pos", "wins_seat", "sums",
-            "sums_sq", "counts", "match_wins_seat", "match_rounds_hist", "margin_hist")
-# counts: games, rounds, stalemates, unfinished matches
-COUNT_NAMES = ("games", "rounds", "stalemates", "unfinished")
-SUM_NAMES = {i: n for n, i in vars(L).items() if n.startswith("R_") and isinstance(i, int)}
+
+class Aggregates(NamedTuple):
+    """A chunk's totals, passed to the compiled loop by name (one argument)."""
+
+    turns_hist: IntArray  # rounds by regular turns (last bin: the cap)
+    points_hist: IntArray  # rounds by points scored
+    drawn_hist: IntArray  # rounds by cards drawn (last bin: DRAWN_BINS - 1 or more)
+    wins_pos: IntArray  # round wins by position from the dealer's left
+    wins_seat: IntArray  # round wins by seat
+    sums: IntArray  # [NR] per-round counters summed
+    sums_sq: IntArray  # [NR] and squared: exact variances
+    counts: IntArray  # COUNT_* below
+    match_wins_seat: IntArray  # match wins by seat (a shared win counts for each)
+    match_rounds_hist: IntArray  # matches by rounds played
+    margin_hist: IntArray  # matches by the winner's margin over the best loser
 
 
-def empty_aggregates(cc: Any) -> dict[str, np.ndarray]:
+AGG_KEYS = Aggregates._fields
+COUNT_GAMES, COUNT_ROUNDS, COUNT_STALEMATES, COUNT_UNFINISHED = 0, 1, 2, 3
+
+# record columns (one row per round; `simulate` sizes the seat columns to the config)
+REC_GAME, REC_ROUND, REC_DEALER, REC_WINNER, REC_WINNER_POS = 0, 1, 2, 3, 4
+REC_STATS = 5  # REC_STATS + R_* (NR columns)
+REC_SEAT_POINTS = REC_STATS + NR  # one column per seat: the hand points left
+
+
+def empty_aggregates(cc: KernelArrays) -> dict[str, IntArray]:
     """Zeroed aggregates sized for this config."""
-    n = int(cc.ci[L.C_PLAYERS])
+    n = int(cc.ci[C_PLAYERS])
     max_pts = int((cc.points * cc.deck_counts).sum())
-    return {
-        "turns_hist": np.zeros(int(cc.ci[L.C_MAX_TURNS]) + 1, np.int64),
-        "points_hist": np.zeros(max_pts + 1, np.int64),
-        "drawn_hist": np.zeros(DRAWN_BINS, np.int64),
-        "wins_pos": np.zeros(n, np.int64),
-        "wins_seat": np.zeros(n, np.int64),
-        "sums": np.zeros(L.NR, np.int64),
-        "sums_sq": np.zeros(L.NR, np.int64),  # per-round counters squared: exact variances
-        "counts": np.zeros(4, np.int64),
-        "match_wins_seat": np.zeros(n, np.int64),
-        "match_rounds_hist": np.zeros(int(cc.ci[L.C_MAX_ROUNDS]) + 1, np.int64),
-        "margin_hist": np.zeros(MARGIN_BINS, np.int64),
-    }
+    return Aggregates(
+        turns_hist=np.zeros(int(cc.ci[C_MAX_TURNS]) + 1, np.int64),
+        points_hist=np.zeros(max_pts + 1, np.int64),
+        drawn_hist=np.zeros(DRAWN_BINS, np.int64),
+        wins_pos=np.zeros(n, np.int64),
+        wins_seat=np.zeros(n, np.int64),
+        sums=np.zeros(NR, np.int64),
+        sums_sq=np.zeros(NR, np.int64),
+        counts=np.zeros(4, np.int64),
+        match_wins_seat=np.zeros(n, np.int64),
+        match_rounds_hist=np.zeros(int(cc.ci[C_MAX_ROUNDS]) + 1, np.int64),
+        margin_hist=np.zeros(MARGIN_BINS, np.int64),
+    )._asdict()
 
 
-def merge_aggregates(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def merge_aggregates(a: dict[str, IntArray], b: dict[str, IntArray]) -> dict[str, IntArray]:
     """Sum of two aggregates (neither is modified)."""
     return {k: a[k] + b[k] for k in AGG_KEYS}
 
 
-def simulate(cc: Any, seed: int, start: int, count: int, records: bool = False,
-             state: np.void | None = None) -> tuple[dict[str, np.ndarray], np.ndarray | None]:
+def simulate(cc: KernelArrays, seed: int, start: int, count: int, records: bool = False,
+             state: State | None = None) -> tuple[dict[str, IntArray], IntArray | None]:
     """Play games ``start .. start+count-1`` of ``seed``; aggregates and, if asked,
-    one record row per round (columns `kernel.REC_*`)."""
+    one record row per round (columns ``REC_*``)."""
     S = state if state is not None else alloc_state(cc, trace=False)
     C = config_tuple(cc)
     k0, k1 = seed_keys(seed)
-    match = int(cc.ci[L.C_MODE]) == 1
+    match = int(cc.ci[C_MODE]) == 1
+    width = REC_SEAT_POINTS + int(cc.ci[C_PLAYERS])
     cap = (count * (8 if match else 1)) if records else 1
     while True:
         agg = empty_aggregates(cc)
-        rec = np.zeros((cap, K.NREC), np.int64)
-        need = K.run_games(S, C, np.uint64(k0), np.uint64(k1), start, count,
-                           *(agg[k] for k in AGG_KEYS), rec, records)
+        rec = np.zeros((cap, width), np.int64)
+        need = run_games(S, C, np.uint64(k0), np.uint64(k1), start, count, Aggregates(**agg),
+                         rec, records)
         if not records or need <= cap:
             return agg, (rec[:need] if records else None)
         cap = need  # a match ran long: replay the chunk with room for every row
+
+
+# --- compiled ----------------------------------------------------------------------------
+@jit
+def play_round(S: State, C: Config) -> None:
+    """Run the current round to its end under the seats' compiled policies."""
+    s = S.s
+    while s[S_PHASE] != PH_DONE:
+        apply_legal(S, C, policy_action(S, C))
+
+
+@jit
+def _position(S: State, C: Config, dealer: int, w: int) -> int:
+    """Seats from the dealer's left (0) round to the dealer (last)."""
+    pos = 0
+    q = dealer
+    for _ in range(C.ci[C_PLAYERS]):
+        q = next_alive(S, C, q, 1)
+        if q == w:
+            return pos
+        pos += 1
+    return pos
+
+
+@jit
+def _record_round(S: State, C: Config, g: int, rnd: int, agg: Aggregates, rec: IntArray,
+                  nrec: int, want_rec: bool) -> int:
+    """Add the finished round to ``agg`` (and a row to ``rec``); the rows needed."""
+    s, st = S.s, S.st
+    turns_h, points_h, drawn_h = agg.turns_hist, agg.points_hist, agg.drawn_hist
+    sums, sums_sq, counts = agg.sums, agg.sums_sq, agg.counts
+    turns_h[min(st[R_TURNS], turns_h.shape[0] - 1)] += 1
+    points_h[min(st[R_POINTS], points_h.shape[0] - 1)] += 1
+    drawn_h[min(st[R_DRAWN], drawn_h.shape[0] - 1)] += 1
+    for i in range(NR):
+        sums[i] += st[i]
+        sums_sq[i] += st[i] * st[i]
+    counts[COUNT_ROUNDS] += 1
+    w = st[R_WINNER]
+    pos = -1
+    if w < 0:
+        counts[COUNT_STALEMATES] += 1
+    else:
+        pos = _position(S, C, s[S_DEALER], w)
+        agg.wins_pos[pos] += 1
+        agg.wins_seat[w] += 1
+    if want_rec:
+        if nrec < rec.shape[0]:
+            rec[nrec, REC_GAME] = g
+            rec[nrec, REC_ROUND] = rnd
+            rec[nrec, REC_DEALER] = s[S_DEALER]
+            rec[nrec, REC_WINNER] = w
+            rec[nrec, REC_WINNER_POS] = pos
+            for i in range(NR):
+                rec[nrec, REC_STATS + i] = st[i]
+            for q in range(C.ci[C_PLAYERS]):
+                rec[nrec, REC_SEAT_POINTS + q] = hand_points(S, C, q)
+        nrec += 1
+    return nrec
+
+
+@jit
+def _record_match(S: State, C: Config, rounds: int, nw: int, agg: Aggregates) -> None:
+    """Add the finished match (winners in ``S.winners[:nw]``) to ``agg``."""
+    seat, winners = S.seat, S.winners
+    n = C.ci[C_PLAYERS]
+    agg.match_rounds_hist[min(rounds, agg.match_rounds_hist.shape[0] - 1)] += 1
+    if nw == 0:
+        agg.counts[COUNT_UNFINISHED] += 1
+        return
+    for i in range(nw):
+        agg.match_wins_seat[winners[i]] += 1
+    # margin: best loser's distance from the winner (by the variant's sense)
+    w0 = winners[0]
+    other = -1
+    for q in range(n):
+        if q == w0 or (nw > 1 and q == winners[1]):
+            continue
+        if other < 0 or abs(seat[q, SEAT_SCORE] - seat[w0, SEAT_SCORE]) < abs(
+                seat[other, SEAT_SCORE] - seat[w0, SEAT_SCORE]):
+            other = q
+    if other >= 0:
+        m = abs(seat[w0, SEAT_SCORE] - seat[other, SEAT_SCORE])
+        agg.margin_hist[min(m, agg.margin_hist.shape[0] - 1)] += 1
+
+
+@jit
+def run_games(S: State, C: Config, key0: np.uint64, key1: np.uint64, start: int, count: int,
+              agg: Aggregates, rec: IntArray, want_rec: bool) -> int:
+    """Simulate games ``start .. start+count-1`` into ``agg``.
+
+    A game is one round (``mode: round``; the dealer rotates with the game
+    index so seats take turns at every position) or one match. Returns the
+    number of record rows needed (rows beyond ``rec`` are counted, not written).
+    """
+    seat = S.seat
+    n = C.ci[C_PLAYERS]
+    match = C.ci[C_MODE] == 1
+    nrec = 0
+    for g in range(start, start + count):
+        seed_game(S.rng, key0, key1, g)
+        agg.counts[COUNT_GAMES] += 1
+        if not match:
+            for q in range(n):
+                seat[q, SEAT_ALIVE] = 1
+            new_round(S, C, g % n)
+            play_round(S, C)
+            nrec = _record_round(S, C, g, 0, agg, rec, nrec, want_rec)
+            continue
+        start_match(S, C)
+        dealer = 0
+        rnd = 0
+        while True:
+            new_round(S, C, dealer)
+            play_round(S, C)
+            nrec = _record_round(S, C, g, rnd, agg, rec, nrec, want_rec)
+            rnd += 1
+            over, nw = score_round(S, C)
+            if over:
+                break
+            dealer = next_dealer(S, C)
+        _record_match(S, C, rnd, nw, agg)
+    return nrec

@@ -2,89 +2,139 @@
 
 The kernel writes compact rows (code, a, b, c, card-log offset, length);
 this module turns them into the JSON Lines objects of ../shared/TRACE.md and
-into the human log of ``unosim play``.
+into the human log of ``unosim play``. It needs no `Round`: what an event
+shows of the table (hands at the end, scores, seats in play) comes from any
+`TraceSource`, read when the rows are rendered.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Protocol
 
-from unosim.engine import kernel as K
-from unosim.engine import layout as L
-from unosim.rules.cards import COLORS, NK, token
+from numpy.typing import NDArray
 
-SPECIAL_NAMES = {L.SPECIAL_NONE: "none", L.SPECIAL_MOVIE: "movie_madness",
-                 L.SPECIAL_WISH: "wishing_star", L.SPECIAL_DONT_TALK: "dont_talk"}
+from unosim.engine.state import (
+    CAUSES,
+    EV_CHALLENGE,
+    EV_DEAL,
+    EV_DRAW,
+    EV_END,
+    EV_FLIP,
+    EV_JUMP,
+    EV_MATCH_END,
+    EV_NAMES,
+    EV_PLAY,
+    EV_RESHUFFLE,
+    EV_RETURN,
+    EV_REVERSE,
+    EV_ROTATE,
+    EV_SCORE,
+    EV_SILENCE_END,
+    EV_SKIP,
+    EV_SLIP,
+    EV_SPECIAL,
+    EV_SWAP,
+    EV_TURN,
+    EV_UNO,
+    SPECIAL_DONT_TALK,
+    SPECIAL_MOVIE,
+    SPECIAL_NONE,
+    SPECIAL_WISH,
+)
+from unosim.rules.cards import COLORS, token
+
+SPECIAL_NAMES = {SPECIAL_NONE: "none", SPECIAL_MOVIE: "movie_madness",
+                 SPECIAL_WISH: "wishing_star", SPECIAL_DONT_TALK: "dont_talk"}
 
 
-def render_events(r: Any, ev: Any, cl: Any) -> list[dict]:
-    """Event dicts for the rows ``ev`` of round ``r`` (a `Round`)."""
+class TraceSource(Protocol):
+    """The round being traced, as its events show it (a `Round` is one)."""
+
+    @property
+    def round_index(self) -> int: ...
+    @property
+    def players(self) -> int: ...
+    @property
+    def edition_name(self) -> str: ...
+    @property
+    def rules(self) -> dict[str, Any]: ...
+    @property
+    def special(self) -> int: ...  # SPECIAL_*
+    @property
+    def wish_icons(self) -> list[str]: ...
+    @property
+    def active(self) -> list[int]: ...  # seats in play
+    @property
+    def hands(self) -> list[list[str]]: ...
+    @property
+    def scores(self) -> list[int]: ...  # match scores by seat
+
+
+def render_events(src: TraceSource, ev: NDArray[Any], cl: NDArray[Any]) -> list[dict]:
+    """Event dicts for the rows ``ev`` (card log ``cl``) of the round ``src``."""
     out: list[dict] = []
-    rnd = r.round_index
-    n = r.players
-    ci = r.C['ci']
+    rnd = src.round_index
+    n = src.players
 
     def cards(off: int, ln: int) -> list[str]:
         return [token(k) for k in cl[off: off + ln]]
 
     for row in ev:
         code, a, b, c, off, ln = (int(x) for x in row)
-        e: dict[str, Any] = {"e": L.EV_NAMES[code], "round": rnd}
-        if code == L.EV_DEAL:
+        e: dict[str, Any] = {"e": EV_NAMES[code], "round": rnd}
+        if code == EV_DEAL:
             hands, i = [], off
             for _ in range(n):
                 m = int(cl[i])
                 hands.append(cards(i + 1, m))
                 i += 1 + m
-            e.update(dealer=a, players=n,
-                     active=[q for q in range(n) if r.S['seat'][q, K.SEAT_ALIVE]],
-                     hands=hands, draw=cards(i, off + ln - i),
-                     edition=r.cc.edition_name, rules=r.cc.rules)
-            if int(ci[L.C_SPECIAL]) == L.SPECIAL_WISH:
-                e["wish_icons"] = [token(k) for k in range(NK) if r.C['icons'][k]]
-        elif code == L.EV_FLIP:
+            e.update(dealer=a, players=n, active=src.active, hands=hands,
+                     draw=cards(i, off + ln - i), edition=src.edition_name, rules=src.rules)
+            if src.special == SPECIAL_WISH:
+                e["wish_icons"] = src.wish_icons
+        elif code == EV_FLIP:
             e["card"] = token(a)
-        elif code == L.EV_RETURN:
+        elif code == EV_RETURN:
             e.update(card=token(a), draw=cards(off, ln))
-        elif code == L.EV_TURN:
+        elif code == EV_TURN:
             e.update(p=a, color=COLORS[b], top=token(c))
-        elif code == L.EV_PLAY:
+        elif code == EV_PLAY:
             e.update(p=a, card=token(b), color=COLORS[c])
-        elif code == L.EV_DRAW:
-            e.update(p=a, cards=cards(off, ln), cause=L.CAUSES[b])
-        elif code == L.EV_RESHUFFLE:
+        elif code == EV_DRAW:
+            e.update(p=a, cards=cards(off, ln), cause=CAUSES[b])
+        elif code == EV_RESHUFFLE:
             e["draw"] = cards(off, ln)
-        elif code in (L.EV_SKIP, L.EV_SILENCE_END, L.EV_SLIP):
+        elif code in (EV_SKIP, EV_SILENCE_END, EV_SLIP):
             e["p"] = a
-        elif code in (L.EV_REVERSE, L.EV_ROTATE):
+        elif code in (EV_REVERSE, EV_ROTATE):
             e["direction"] = a
-        elif code == L.EV_CHALLENGE:
+        elif code == EV_CHALLENGE:
             e.update(p=a, target=b, success=bool(c))
-        elif code == L.EV_UNO:
+        elif code == EV_UNO:
             e.update(p=a, called=bool(b), caught=bool(c))
-        elif code == L.EV_JUMP:
+        elif code == EV_JUMP:
             e.update(p=a, card=token(b))
-        elif code == L.EV_SWAP:
+        elif code == EV_SWAP:
             e.update(a=a, b=b)
-        elif code == L.EV_SPECIAL:
-            sp = int(ci[L.C_SPECIAL])
-            if sp == L.SPECIAL_WISH:
+        elif code == EV_SPECIAL:
+            sp = src.special
+            if sp == SPECIAL_WISH:
                 outcome: Any = [int(x) for x in cl[off: off + ln]]
                 target = None
             else:
                 target = b
-                outcome = ("failed" if c else "named") if sp == L.SPECIAL_MOVIE else "silenced"
+                outcome = ("failed" if c else "named") if sp == SPECIAL_MOVIE else "silenced"
             e.update(p=a, card="WX", special=SPECIAL_NAMES[sp], target=target, outcome=outcome)
-        elif code == L.EV_END:
-            e.update(winner=None if a < 0 else a, points=b, hands=r.hands, turns=c)
-        elif code == L.EV_SCORE:
+        elif code == EV_END:
+            e.update(winner=None if a < 0 else a, points=b, hands=src.hands, turns=c)
+        elif code == EV_SCORE:
             vals = [int(x) for x in cl[off: off + ln]]
             e.update(scores=vals[:a], eliminated=vals[a:])
-        elif code == L.EV_MATCH_END:
+        elif code == EV_MATCH_END:
             ws = [int(x) for x in cl[off: off + ln]]
             e.update(winner=None if not ws else (ws[0] if len(ws) == 1 else ws),
-                     scores=[int(x) for x in r.S['seat'][:n, K.SEAT_SCORE]])
+                     scores=src.scores)
         out.append(e)
     return out
 

@@ -1,0 +1,188 @@
+"""Round set-up (RULES.md section 2 and its fine print in section 10).
+
+Empty the table, shuffle the deck, deal one card at a time from the dealer's
+left, and flip the first discard, which under ``first_flip: apply`` acts on
+the first player. The round then waits for its first decision.
+"""
+
+from __future__ import annotations
+
+from unosim.engine.events import emit, log_card, log_pile
+from unosim.engine.jit import jit
+from unosim.engine.kinds import color_of, is_draw_two, is_number, is_skip, is_wild
+from unosim.engine.rng import rng_int
+from unosim.engine.rules import begin_turn
+from unosim.engine.state import (
+    C_DECK_SIZE,
+    C_FIRST_FLIP,
+    C_HAND_SIZE,
+    C_PLAYERS,
+    CAUSE_DRAW2,
+    EV_DEAL,
+    EV_FLIP,
+    EV_RETURN,
+    EV_REVERSE,
+    EV_SKIP,
+    FLIP_REDRAW,
+    H_SIZE,
+    PH_COLOR,
+    R_WINNER,
+    S_CHAIN,
+    S_COLOR,
+    S_COLOR_CTX,
+    S_CUR,
+    S_DEALER,
+    S_DIR,
+    S_FIRSTP,
+    S_LASTK,
+    S_LASTP,
+    S_NALIVE,
+    S_NCL,
+    S_NDISC,
+    S_NDRAW,
+    S_PEND,
+    S_PEND_KIND,
+    S_PHASE,
+    S_STACK_TURN,
+    S_TRACE,
+    SEAT_ALIVE,
+    SEAT_SILENCED,
+    Config,
+    State,
+)
+from unosim.engine.table import add_card, draw_n, next_alive, shuffle_row
+from unosim.rules.cards import NK, WD4
+
+
+@jit
+def reset_state(S: State, C: Config, dealer: int) -> None:
+    """Empty hands, counters and piles; seats keep whether they are in the match."""
+    s, hands, seat, st = S.s, S.hands, S.seat, S.st
+    n = C.ci[C_PLAYERS]
+    for q in range(n):
+        for k in range(hands.shape[1]):
+            hands[q, k] = 0
+    for i in range(st.shape[0]):
+        st[i] = 0
+    st[R_WINNER] = -1
+    s[S_DIR] = 1
+    s[S_PEND] = 0
+    s[S_CHAIN] = 0
+    s[S_PEND_KIND] = 0
+    s[S_STACK_TURN] = 0
+    s[S_NDISC] = 0
+    s[S_DEALER] = dealer
+    s[S_LASTP] = -1
+    s[S_LASTK] = -1
+    alive = 0
+    for q in range(n):
+        seat[q, SEAT_SILENCED] = 0
+        if seat[q, SEAT_ALIVE] != 0:
+            alive += 1
+    s[S_NALIVE] = alive
+
+
+@jit
+def shuffled_deck(S: State, C: Config) -> None:
+    """The whole deck, in kind order, shuffled into the draw pile."""
+    s, piles, deck = S.s, S.piles, C.deck
+    n = C.ci[C_DECK_SIZE]
+    for i in range(n):
+        piles[0, i] = deck[i]
+    s[S_NDRAW] = n
+    shuffle_row(S, 0, n)
+
+
+@jit
+def deal(S: State, C: Config, dealer: int) -> None:
+    """Deal one card at a time from the top, starting left of the dealer, then
+    flip. The draw pile must already be in ``piles[0]``."""
+    s, hands, piles = S.s, S.hands, S.piles
+    ci = C.ci
+    first = next_alive(S, C, dealer, 1)
+    for _ in range(ci[C_HAND_SIZE]):
+        q = first
+        for _ in range(s[S_NALIVE]):
+            n = s[S_NDRAW] - 1
+            add_card(S, q, piles[0, n])
+            s[S_NDRAW] = n
+            q = next_alive(S, C, q, 1)
+    if s[S_TRACE] != 0:
+        off = s[S_NCL]
+        for q in range(ci[C_PLAYERS]):
+            log_card(S, hands[q, H_SIZE])
+            for k in range(NK):
+                for _ in range(hands[q, k]):
+                    log_card(S, k)
+        log_pile(S, 0)
+        emit(S, EV_DEAL, dealer, 0, 0, off, s[S_NCL] - off)
+    s[S_FIRSTP] = first
+    first_flip(S, C)
+
+
+@jit
+def flip_one(S: State) -> int:
+    s, piles = S.s, S.piles
+    n = s[S_NDRAW] - 1
+    k = piles[0, n]
+    s[S_NDRAW] = n
+    piles[1, s[S_NDISC]] = k
+    s[S_NDISC] += 1
+    emit(S, EV_FLIP, k, 0, 0, 0, 0)
+    return k
+
+
+@jit
+def first_flip(S: State, C: Config) -> None:
+    """The first discard, and what it does to the first player (sections 2, 10)."""
+    s, piles, rng = S.s, S.piles, S.rng
+    k = flip_one(S)
+    if C.ci[C_FIRST_FLIP] == FLIP_REDRAW:
+        # an action or wild card's effect is ignored; flip on top of it
+        while not is_number(k) and s[S_NDRAW] > 0:
+            k = flip_one(S)
+    else:
+        while k == WD4 and s[S_NDRAW] > 0:
+            # back into the pile at a uniformly random gap (top included)
+            s[S_NDISC] -= 1
+            n = s[S_NDRAW]
+            g = rng_int(rng, n + 1)
+            for i in range(n, g, -1):
+                piles[0, i] = piles[0, i - 1]
+            piles[0, g] = WD4
+            s[S_NDRAW] = n + 1
+            if s[S_TRACE] != 0:
+                off, ln = log_pile(S, 0)
+                emit(S, EV_RETURN, WD4, 0, 0, off, ln)
+            k = flip_one(S)
+    fp = s[S_FIRSTP]
+    if is_wild(k):
+        # a flipped wild: the first player names the color before their turn
+        # (also the fallback when a redraw exhausts the pile on a wild)
+        s[S_COLOR] = 0
+        s[S_PHASE] = PH_COLOR
+        s[S_CUR] = fp
+        s[S_COLOR_CTX] = 1
+        return
+    s[S_COLOR] = color_of(k)
+    if C.ci[C_FIRST_FLIP] == FLIP_REDRAW or is_number(k):
+        begin_turn(S, C, fp)
+    elif is_draw_two(k):
+        draw_n(S, fp, 2, CAUSE_DRAW2)
+        emit(S, EV_SKIP, fp, 0, 0, 0, 0)
+        begin_turn(S, C, next_alive(S, C, fp, 1))
+    elif is_skip(k):
+        emit(S, EV_SKIP, fp, 0, 0, 0, 0)
+        begin_turn(S, C, next_alive(S, C, fp, 1))
+    else:
+        s[S_DIR] = -1
+        emit(S, EV_REVERSE, -1, 0, 0, 0, 0)
+        begin_turn(S, C, s[S_DEALER])
+
+
+@jit
+def new_round(S: State, C: Config, dealer: int) -> None:
+    """Shuffle, deal and flip: the round waits for its first decision."""
+    reset_state(S, C, dealer)
+    shuffled_deck(S, C)
+    deal(S, C, dealer)

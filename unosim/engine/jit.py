@@ -1,0 +1,108 @@
+"""How the engine is compiled, and where numba keeps the compiled code.
+
+numba's on-disk cache keys each function to its own source file only, while
+the kernel freezes constants imported from other modules (the state layout,
+the card arithmetic of ``unosim.rules.cards``, the limits, the house-rule
+order). So the engine chooses the cache directory itself: one directory per
+hash of every source the compiled code reads (plus the numba version and the
+declared house-rule switches), so a changed constant anywhere can never meet
+a stale compiled kernel. Old directories are simply never read again.
+
+The directory is ``$XDG_CACHE_HOME/unosim/numba-<hash12>`` (``~/.cache`` when
+XDG_CACHE_HOME is unset); a user's ``NUMBA_CACHE_DIR`` becomes the parent
+(``$NUMBA_CACHE_DIR/unosim-<hash12>``).
+
+>>> cache_dir().name.split("-")[0] in ("numba", "unosim")
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar, cast
+
+import numba
+
+from unosim.rules import cards, limits
+from unosim.rules.settings import house_rule_switches
+
+ENGINE_DIR = Path(__file__).resolve().parent
+# Engine modules that hold no compiled code and no constant the kernel reads.
+PYTHON_ONLY = frozenset({"__init__.py", "game.py", "trace.py", "warm.py"})
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def kernel_sources() -> list[Path]:
+    """Every source file whose text the compiled code depends on."""
+    engine = sorted(p for p in ENGINE_DIR.glob("*.py") if p.name not in PYTHON_ONLY)
+    return [*engine, Path(cards.__file__), Path(limits.__file__)]
+
+
+def cache_key(paths: Iterable[Path], extra: Iterable[str] = ()) -> str:
+    """sha256 of the files' names and contents, the numba and Python versions and
+    ``extra`` (declarations the kernel derives constants from)."""
+    h = hashlib.sha256(f"numba {numba.__version__} python {sys.version_info[:2]}".encode())
+    for p in paths:
+        h.update(b"\0" + p.name.encode() + b"\0" + p.read_bytes())
+    for item in extra:
+        h.update(b"\0" + item.encode())
+    return h.hexdigest()
+
+
+def cache_dir(key: str | None = None) -> Path:
+    """The compiled-code directory for ``key`` (default: this code's key)."""
+    short = (key or KEY)[:12]
+    parent = os.environ.get("NUMBA_CACHE_DIR")
+    if parent:
+        return Path(parent).expanduser() / f"unosim-{short}"
+    xdg = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(xdg).expanduser() / "unosim" / f"numba-{short}"
+
+
+# numba's settings module (typed without CACHE_DIR in numba's stubs)
+_NUMBA_CONFIG: Any = numba.core.config
+KEY = cache_key(kernel_sources(), house_rule_switches())
+CACHE_DIR = cache_dir()
+
+
+@contextlib.contextmanager
+def _cache_dir_set() -> Iterator[None]:
+    """numba picks a function's cache locator when the function is decorated;
+    point it at our directory for that moment only, so other numba users in
+    the process keep theirs."""
+    before = _NUMBA_CONFIG.CACHE_DIR
+    _NUMBA_CONFIG.CACHE_DIR = str(CACHE_DIR)
+    try:
+        yield
+    finally:
+        _NUMBA_CONFIG.CACHE_DIR = before
+
+
+# No NRT: refcounting on every array access would cost ~20 ns a call in the
+# inner loop (numba issue #2350), so the kernel never allocates; scratch space
+# lives in the state record. nogil: the threads backend runs kernels in parallel.
+_OPTIONS: dict[str, Any] = {"cache": True, "_nrt": False, "nogil": True}
+
+
+def jit(fn: F) -> F:
+    """Compile ``fn`` for the engine (cached in `CACHE_DIR`). Typed as the
+    function itself, so mypy checks every call against its annotations."""
+    with _cache_dir_set():
+        return cast(F, numba.njit(**_OPTIONS)(fn))
+
+
+def is_compiled(entry: str = "batch.run_games") -> bool:
+    """Does the cache for this code already hold ``entry`` (``module.function``)?
+
+    Cheap: looks for numba's index file, loads nothing. The default answers
+    "will `simulate` start without compiling?"; ``"rules.apply_action"``
+    answers it for the `Round` façade.
+    """
+    tag = f"py{sys.version_info[0]}{sys.version_info[1]}"
+    return any(CACHE_DIR.glob(f"*/{entry}-*.{tag}*.nbi"))

@@ -1,0 +1,631 @@
+"""The rules of UNO, compiled: legality, turn flow and the action interface.
+
+One implementation for every caller: the batch loop (`unosim.engine.batch`)
+and the Python façade (`unosim.engine.game`) drive the same functions. The
+round is a state machine: `apply_action` runs the rules forward until the
+next decision (a ``PH_*`` phase naming who must choose) or the end. The deal
+and first flip are `unosim.engine.deal`, drawing `unosim.engine.table`.
+Rule decisions that RULES.md leaves open are in its section 10 and
+docs/DECISIONS.md.
+
+What each card does (RULES.md sections in brackets):
+
+=================  ====================================================================
+card               effect
+=================  ====================================================================
+number 0-9         none; matches its color or number [3]
+Skip               the next player loses their turn [3]
+Reverse            direction flips; with two players and ``two_player_reverse`` it
+                   skips the opponent instead [3, 10]
+Draw Two           the next player draws two and loses their turn, unless they stack [3, 6]
+Wild               the player names any color [3]
+Wild Draw Four     names a color; legal only without a card of the active color (with
+                   ``wd4_wilds_block``, without a W or WX either); the next player
+                   accepts (draws four, loses the turn), stacks, or challenges: an
+                   illegal play costs its player four, a legal one the challenger six [3]
+special wild (WX)  a wild, then the edition's effect [4] (`unosim.engine.specials`):
+                   Movie Madness, the chosen player fails at a rate and draws four;
+                   Wishing Star, every other player shows an icon card or draws until
+                   one comes; Don't Talk, the chosen player is silenced (a slip costs
+                   three cards) until someone calls UNO
+last card          ends the round; its pending draw still happens and counts [5]
+first flip         ``apply``: the flipped card acts on the first player (a WD4 goes back
+                   into the pile); ``redraw``: flip until a number card [2, 10]
+                   (`unosim.engine.deal`)
+=================  ====================================================================
+
+House rules (all off by default) [6]:
+
+==================  ===================================================================
+switch              effect
+==================  ===================================================================
+stacking (4)        a pending Draw Two / WD4 may be answered with another (which pairs:
+                    one switch each); the last player draws the total [6, 10]
+jump_in             after a play resolves, the first player in turn order holding its
+                    twin (never a wild) may play it out of turn [6, 10]
+seven_o             a 7 swaps hands with a chosen player; a 0 passes every hand on [6]
+draw_until_play     a turn's draw goes on until a playable card comes, which is played [6]
+two_player_reverse  see Reverse [3, 10]
+==================  ===================================================================
+"""
+
+from __future__ import annotations
+
+from numpy.typing import NDArray
+
+from unosim.engine.events import emit
+from unosim.engine.jit import jit
+from unosim.engine.kinds import (
+    color_of,
+    is_draw_two,
+    is_reverse,
+    is_skip,
+    is_wild,
+    rank_of,
+    same_rank,
+)
+from unosim.engine.rng import chance
+from unosim.engine.scoring import round_points
+from unosim.engine.specials import do_special, end_silences, needs_target, slip
+from unosim.engine.state import (
+    A_ACCEPT,
+    A_CHALLENGE,
+    A_COLOR,
+    A_DRAW,
+    A_PASS,
+    A_TARGET,
+    C_DRAW_UNTIL_PLAY,
+    C_JUMP_IN,
+    C_MAX_TURNS,
+    C_PLAYERS,
+    C_SEVEN_O,
+    C_STACK_D2_D2,
+    C_STACK_D2_WD4,
+    C_STACK_WD4_D2,
+    C_STACK_WD4_WD4,
+    C_TWO_PLAYER_REVERSE,
+    C_UNO_PENALTY,
+    C_WD4_WILDS_BLOCK,
+    CAUSE_CHALLENGE,
+    CAUSE_DRAW2,
+    CAUSE_STACK,
+    CAUSE_TURN,
+    CAUSE_UNO,
+    CAUSE_WD4,
+    EV_CHALLENGE,
+    EV_END,
+    EV_JUMP,
+    EV_PLAY,
+    EV_REVERSE,
+    EV_ROTATE,
+    EV_SKIP,
+    EV_SWAP,
+    EV_TURN,
+    EV_UNO,
+    F_UNO_CATCH,
+    F_UNO_FORGET,
+    H_SIZE,
+    H_SUIT,
+    NA,
+    NCOLORS,
+    P_BLUFF,
+    PH_COLOR,
+    PH_DONE,
+    PH_DRAWN,
+    PH_JUMP,
+    PH_PENDING,
+    PH_TARGET,
+    PH_TURN,
+    R_CHALLENGES,
+    R_JUMPS,
+    R_PLAYED,
+    R_POINTS,
+    R_SWAPS,
+    R_TURNS,
+    R_WINNER,
+    S_CHAIN,
+    S_COLOR,
+    S_COLOR_CTX,
+    S_CUR,
+    S_DIR,
+    S_DRAWN,
+    S_JUMP_I,
+    S_LASTK,
+    S_LASTP,
+    S_NALIVE,
+    S_NDISC,
+    S_NEXT,
+    S_PEND,
+    S_PEND_KIND,
+    S_PHASE,
+    S_STACK_TURN,
+    S_TARGET_CTX,
+    S_TGT,
+    S_WD4_LEGAL,
+    S_WD4_PLAYER,
+    SEAT_ALIVE,
+    SEAT_SILENCED,
+    TGT_SPECIAL,
+    TGT_SWAP,
+    Config,
+    State,
+)
+from unosim.engine.table import (
+    close_draw,
+    copy_row,
+    draw_n,
+    draw_one,
+    next_alive,
+    open_draw,
+    remove_card,
+    top_card,
+)
+from unosim.rules.cards import DRAW2, NK, STACKABLE, WD4, WX, W
+
+SWAP_RANK, ROTATE_RANK = 7, 0  # Seven-O
+
+
+# --- legality (RULES.md section 3) ------------------------------------------------------
+@jit
+def wd4_ok(S: State, C: Config, p: int) -> bool:
+    """A WD4 is legal only without another card of the active color (and, where
+    the edition says wilds match the color, without W or WX)."""
+    hands = S.hands
+    if hands[p, H_SUIT + S.s[S_COLOR]] > 0:
+        return False
+    if C.ci[C_WD4_WILDS_BLOCK] != 0 and (hands[p, W] > 0 or hands[p, WX] > 0):
+        return False
+    return True
+
+
+@jit
+def can_play(S: State, C: Config, p: int, k: int) -> bool:
+    """Legality of kind ``k`` for player ``p`` (whether it is held is not checked)."""
+    if k == W or k == WX:
+        return True
+    if k == WD4:
+        return wd4_ok(S, C, p)
+    if color_of(k) == S.s[S_COLOR]:
+        return True
+    return same_rank(top_card(S), k)
+
+
+@jit
+def can_stack(S: State, C: Config, p: int, k: int) -> bool:
+    """May ``p`` add ``k`` to the pending draw (stacking switches + section 3)?"""
+    ci, s, pp = C.ci, S.s, C.pp
+    if S.hands[p, k] <= 0:
+        return False
+    if s[S_PEND_KIND] == WD4:
+        if k == WD4:
+            return ci[C_STACK_WD4_WD4] != 0 and (wd4_ok(S, C, p) or pp[p, P_BLUFF] > 0)
+        return ci[C_STACK_D2_WD4] != 0 and is_draw_two(k) and color_of(k) == s[S_COLOR]
+    if k == WD4:
+        return ci[C_STACK_WD4_D2] != 0 and (wd4_ok(S, C, p) or pp[p, P_BLUFF] > 0)
+    return ci[C_STACK_D2_D2] != 0 and is_draw_two(k)
+
+
+@jit
+def challengeable(S: State) -> bool:
+    """May the player facing the pending draw challenge it? Only a WD4 that
+    starts a chain, and not once that player has begun a stacking turn."""
+    s = S.s
+    return s[S_PEND_KIND] == WD4 and s[S_CHAIN] == 1 and s[S_STACK_TURN] == 0
+
+
+@jit
+def pending_choice(S: State, C: Config, p: int) -> bool:
+    """Does ``p`` have anything to decide when facing the pending draw?"""
+    if challengeable(S):
+        return True
+    for k in STACKABLE:
+        if can_stack(S, C, p, k):
+            return True
+    return False
+
+
+# --- turn flow (sections 3, 5, 6) ---------------------------------------------------------
+@jit
+def end_round(S: State, C: Config, w: int) -> None:
+    """``w`` went out (-1: stalemate); the round is over."""
+    st = S.st
+    pts = round_points(S, C, w)
+    st[R_WINNER] = w
+    st[R_POINTS] = pts
+    S.s[S_PHASE] = PH_DONE
+    emit(S, EV_END, w, pts, st[R_TURNS], 0, 0)
+
+
+@jit
+def begin_turn(S: State, C: Config, p: int) -> None:
+    """A regular turn starts (or the round stalls at the turn cap)."""
+    s, st = S.s, S.st
+    if st[R_TURNS] >= C.ci[C_MAX_TURNS]:
+        end_round(S, C, -1)
+        return
+    st[R_TURNS] += 1
+    s[S_PHASE] = PH_TURN
+    s[S_CUR] = p
+    emit(S, EV_TURN, p, s[S_COLOR], top_card(S), 0, 0)
+    if S.seat[p, SEAT_SILENCED] != 0:
+        slip(S, C, p)
+
+
+@jit
+def next_turn(S: State, C: Config) -> None:
+    begin_turn(S, C, S.s[S_NEXT])
+
+
+@jit
+def start_play(S: State, C: Config, p: int, k: int) -> None:
+    """``p`` puts ``k`` on the discard; wilds wait for their color."""
+    s, piles, st = S.s, S.piles, S.st
+    if k == WD4:
+        s[S_WD4_LEGAL] = 1 if wd4_ok(S, C, p) else 0
+        s[S_WD4_PLAYER] = p
+    remove_card(S, p, k)
+    piles[1, s[S_NDISC]] = k
+    s[S_NDISC] += 1
+    st[R_PLAYED] += 1
+    s[S_LASTP] = p
+    s[S_LASTK] = k
+    if is_wild(k):
+        s[S_PHASE] = PH_COLOR
+        s[S_CUR] = p
+        s[S_COLOR_CTX] = 0
+        return
+    s[S_COLOR] = color_of(k)
+    after_choices(S, C)
+
+
+@jit
+def after_color(S: State, C: Config) -> None:
+    s = S.s
+    if needs_target(S, C, s[S_LASTK]):
+        s[S_PHASE] = PH_TARGET
+        s[S_CUR] = s[S_LASTP]
+        s[S_TARGET_CTX] = TGT_SPECIAL
+        return
+    after_choices(S, C)
+
+
+@jit
+def do_uno(S: State, C: Config, p: int) -> None:
+    """``p``'s play left one card: they call UNO, or forget and may be caught."""
+    rng, cf = S.rng, C.cf
+    if not chance(rng, cf[F_UNO_FORGET]):
+        emit(S, EV_UNO, p, 1, 0, 0, 0)
+        end_silences(S, C)
+        return
+    caught = chance(rng, cf[F_UNO_CATCH])
+    emit(S, EV_UNO, p, 0, 1 if caught else 0, 0, 0)
+    if caught:
+        draw_n(S, p, C.ci[C_UNO_PENALTY], CAUSE_UNO)
+
+
+@jit
+def after_choices(S: State, C: Config) -> None:
+    """Every choice for the play is made: write it and resolve it."""
+    s, hands, ci = S.s, S.hands, C.ci
+    p, k = s[S_LASTP], s[S_LASTK]
+    d = s[S_DIR]
+    emit(S, EV_PLAY, p, k, s[S_COLOR], 0, 0)
+    if k == WX:
+        do_special(S, C, p)
+    if hands[p, H_SIZE] == 1:
+        do_uno(S, C, p)
+    victim = next_alive(S, C, p, d)
+    if hands[p, H_SIZE] == 0:
+        # last card: its draw still happens and counts in scoring
+        if k == WD4 or is_draw_two(k):
+            total = s[S_PEND] + (4 if k == WD4 else 2)
+            chain = s[S_CHAIN] + 1
+            cause = CAUSE_STACK if chain >= 2 else (CAUSE_WD4 if k == WD4 else CAUSE_DRAW2)
+            draw_n(S, victim, total, cause)
+        s[S_PEND] = 0
+        s[S_CHAIN] = 0
+        end_round(S, C, p)
+        return
+    if k == WD4:
+        s[S_PEND] += 4
+        s[S_CHAIN] += 1
+        s[S_PEND_KIND] = WD4
+        goto_pending(S, C, victim)
+        return
+    if is_wild(k):
+        s[S_NEXT] = victim
+        resolved(S, C)
+        return
+    if is_skip(k):
+        emit(S, EV_SKIP, victim, 0, 0, 0, 0)
+        s[S_NEXT] = next_alive(S, C, victim, d)
+    elif is_reverse(k):
+        # the switch applies only with two seats in play
+        if s[S_NALIVE] == 2 and ci[C_TWO_PLAYER_REVERSE] != 0:
+            emit(S, EV_SKIP, victim, 0, 0, 0, 0)
+            s[S_NEXT] = p
+        else:
+            s[S_DIR] = -d
+            emit(S, EV_REVERSE, -d, 0, 0, 0, 0)
+            s[S_NEXT] = next_alive(S, C, p, -d)
+    elif is_draw_two(k):
+        s[S_PEND] += 2
+        s[S_CHAIN] += 1
+        s[S_PEND_KIND] = DRAW2
+        goto_pending(S, C, victim)
+        return
+    elif ci[C_SEVEN_O] != 0 and rank_of(k) == SWAP_RANK and s[S_NALIVE] > 1:
+        s[S_PHASE] = PH_TARGET
+        s[S_CUR] = p
+        s[S_TARGET_CTX] = TGT_SWAP
+        return
+    elif ci[C_SEVEN_O] != 0 and rank_of(k) == ROTATE_RANK:
+        rotate_hands(S, C, d)
+        s[S_NEXT] = victim
+    else:
+        s[S_NEXT] = victim
+    resolved(S, C)
+
+
+@jit
+def swap_hands(S: State, a: int, b: int) -> None:
+    hands, tmp = S.hands, S.scratch[0]
+    copy_row(tmp, hands[a])
+    copy_row(hands[a], hands[b])
+    copy_row(hands[b], tmp)
+
+
+@jit
+def rotate_hands(S: State, C: Config, d: int) -> None:
+    """Seven-O 0: seat i's hand goes to seat i + direction (seats in the round)."""
+    hands = S.hands
+    first = next_alive(S, C, 0, 1) if S.seat[0, SEAT_ALIVE] == 0 else 0
+    carry, tmp = S.scratch[0], S.scratch[1]
+    copy_row(carry, hands[first])
+    q = first
+    for _ in range(S.s[S_NALIVE]):
+        t = next_alive(S, C, q, d)
+        copy_row(tmp, hands[t])
+        copy_row(hands[t], carry)
+        copy_row(carry, tmp)
+        q = t
+    S.st[R_SWAPS] += 1
+    emit(S, EV_ROTATE, d, 0, 0, 0, 0)
+
+
+@jit
+def goto_pending(S: State, C: Config, victim: int) -> None:
+    s = S.s
+    s[S_PHASE] = PH_PENDING
+    s[S_CUR] = victim
+    if not pending_choice(S, C, victim):
+        accept(S, C)
+
+
+@jit
+def accept(S: State, C: Config) -> None:
+    """The player facing the pending draw takes it and loses the turn."""
+    s = S.s
+    v = s[S_CUR]
+    if s[S_CHAIN] >= 2:
+        cause = CAUSE_STACK
+    elif s[S_PEND_KIND] == WD4:
+        cause = CAUSE_WD4
+    else:
+        cause = CAUSE_DRAW2
+    draw_n(S, v, s[S_PEND], cause)
+    emit(S, EV_SKIP, v, 0, 0, 0, 0)
+    s[S_PEND] = 0
+    s[S_CHAIN] = 0
+    s[S_STACK_TURN] = 0
+    s[S_NEXT] = next_alive(S, C, v, s[S_DIR])
+    resolved(S, C)
+
+
+@jit
+def challenge(S: State, C: Config) -> None:
+    """The WD4 is checked against the color active before it (section 3)."""
+    s, st = S.s, S.st
+    v = s[S_CUR]
+    wp = s[S_WD4_PLAYER]
+    success = s[S_WD4_LEGAL] == 0
+    st[R_CHALLENGES] += 1
+    emit(S, EV_CHALLENGE, v, wp, 1 if success else 0, 0, 0)
+    s[S_PEND] = 0
+    s[S_CHAIN] = 0
+    if success:
+        draw_n(S, wp, 4, CAUSE_CHALLENGE)
+        s[S_NEXT] = v
+    else:
+        draw_n(S, v, 6, CAUSE_CHALLENGE)
+        emit(S, EV_SKIP, v, 0, 0, 0, 0)
+        s[S_NEXT] = next_alive(S, C, v, s[S_DIR])
+    resolved(S, C)
+
+
+@jit
+def resolved(S: State, C: Config) -> None:
+    """The play is fully resolved: offer jump-ins, else the next turn starts."""
+    s = S.s
+    if C.ci[C_JUMP_IN] != 0 and s[S_LASTP] >= 0 and not is_wild(top_card(S)):
+        s[S_JUMP_I] = 0
+        jump_scan(S, C)
+        return
+    next_turn(S, C)
+
+
+@jit
+def jump_scan(S: State, C: Config) -> None:
+    """First seat in turn order after the top card's player holding its twin."""
+    s, hands = S.s, S.hands
+    t = top_card(S)
+    q = s[S_LASTP]
+    for _ in range(s[S_JUMP_I] + 1):
+        q = next_alive(S, C, q, s[S_DIR])
+    i = s[S_JUMP_I]
+    while i < s[S_NALIVE] - 1:
+        if hands[q, t] > 0:
+            s[S_JUMP_I] = i
+            s[S_PHASE] = PH_JUMP
+            s[S_CUR] = q
+            return
+        q = next_alive(S, C, q, s[S_DIR])
+        i += 1
+    next_turn(S, C)
+
+
+@jit
+def draw_for_turn(S: State, C: Config, p: int) -> None:
+    """``p`` draws on their turn (until playable under ``draw_until_play``)."""
+    s = S.s
+    dup = C.ci[C_DRAW_UNTIL_PLAY] != 0
+    open_draw(S, p, CAUSE_TURN)
+    k = -1
+    while True:
+        k = draw_one(S)
+        if k < 0 or not dup or can_play(S, C, p, k):
+            break
+    close_draw(S)
+    if k >= 0 and can_play(S, C, p, k):
+        s[S_PHASE] = PH_DRAWN
+        s[S_DRAWN] = k
+        return
+    s[S_NEXT] = next_alive(S, C, p, s[S_DIR])
+    next_turn(S, C)
+
+
+# --- the action interface -------------------------------------------------------------------
+@jit
+def is_legal(S: State, C: Config, a: int) -> bool:
+    """Is action ``a`` legal for the player who must decide now?"""
+    s, hands, pp = S.s, S.hands, C.pp
+    ph = s[S_PHASE]
+    p = s[S_CUR]
+    if a < 0 or a >= NA:
+        return False
+    if ph == PH_TURN:
+        if a == A_DRAW:
+            return True
+        if a < NK and hands[p, a] > 0:
+            return can_play(S, C, p, a) or (a == WD4 and pp[p, P_BLUFF] > 0)
+        return False
+    if ph == PH_DRAWN:
+        if a == s[S_DRAWN]:
+            return True
+        return a == A_PASS and C.ci[C_DRAW_UNTIL_PLAY] == 0
+    if ph == PH_COLOR:
+        return A_COLOR <= a < A_COLOR + NCOLORS
+    if ph == PH_PENDING:
+        if a == A_ACCEPT:
+            return True
+        if a == A_CHALLENGE:
+            return challengeable(S)
+        return a < NK and can_stack(S, C, p, a)
+    if ph == PH_TARGET:
+        t = a - A_TARGET
+        return 0 <= t < C.ci[C_PLAYERS] and t != p and S.seat[t, SEAT_ALIVE] != 0
+    if ph == PH_JUMP:
+        return a == A_PASS or (a < NK and a == top_card(S) and hands[p, a] > 0)
+    return False
+
+
+@jit
+def legal_actions(S: State, C: Config, out: NDArray) -> int:
+    """Write the legal actions into ``out``; return how many."""
+    n = 0
+    for a in range(NA):
+        if is_legal(S, C, a):
+            out[n] = a
+            n += 1
+    return n
+
+
+@jit
+def apply_action(S: State, C: Config, a: int) -> bool:
+    """Apply a legal action and run the rules on to the next decision.
+
+    Returns False (changing nothing) when ``a`` is not legal."""
+    if not is_legal(S, C, a):
+        return False
+    apply_legal(S, C, a)
+    return True
+
+
+@jit
+def stack_turn(S: State, C: Config, p: int, a: int) -> None:
+    """``p`` stacks ``a`` on the pending draw: a regular turn (section 10), whose
+    slip (Don't Talk) comes at its start, before the card is played."""
+    s, st = S.s, S.st
+    if s[S_STACK_TURN] == 0:
+        if st[R_TURNS] >= C.ci[C_MAX_TURNS]:
+            end_round(S, C, -1)
+            return
+        st[R_TURNS] += 1
+        emit(S, EV_TURN, p, s[S_COLOR], top_card(S), 0, 0)
+        if S.seat[p, SEAT_SILENCED] != 0:
+            slip(S, C, p)
+        if not can_stack(S, C, p, a):
+            # the slip's cards made the chosen WD4 illegal (a stacked WD4 meets
+            # the color condition): within the same turn, stack another card
+            # or take the draw
+            s[S_STACK_TURN] = 1
+            if not pending_choice(S, C, p):
+                accept(S, C)
+            return
+    s[S_STACK_TURN] = 0
+    start_play(S, C, p, a)
+
+
+@jit
+def apply_legal(S: State, C: Config, a: int) -> None:
+    """`apply_action` without the legality check, for the compiled policies'
+    own choices (the façade and the property tests check those are legal)."""
+    s, st = S.s, S.st
+    ph = s[S_PHASE]
+    p = s[S_CUR]
+    if ph == PH_TURN:
+        if a == A_DRAW:
+            draw_for_turn(S, C, p)
+        else:
+            start_play(S, C, p, a)
+    elif ph == PH_DRAWN:
+        if a == A_PASS:
+            s[S_NEXT] = next_alive(S, C, p, s[S_DIR])
+            next_turn(S, C)
+        else:
+            start_play(S, C, p, a)
+    elif ph == PH_COLOR:
+        s[S_COLOR] = a - A_COLOR
+        if s[S_COLOR_CTX] == 1:
+            begin_turn(S, C, p)
+        else:
+            after_color(S, C)
+    elif ph == PH_PENDING:
+        if a == A_ACCEPT:
+            accept(S, C)
+        elif a == A_CHALLENGE:
+            challenge(S, C)
+        else:
+            stack_turn(S, C, p, a)
+    elif ph == PH_TARGET:
+        t = a - A_TARGET
+        if s[S_TARGET_CTX] == TGT_SWAP:
+            swap_hands(S, p, t)
+            st[R_SWAPS] += 1
+            emit(S, EV_SWAP, p, t, 0, 0, 0)
+            s[S_NEXT] = next_alive(S, C, p, s[S_DIR])
+            resolved(S, C)
+        else:
+            s[S_TGT] = t
+            after_choices(S, C)
+    elif ph == PH_JUMP:
+        if a == A_PASS:
+            s[S_JUMP_I] += 1
+            jump_scan(S, C)
+        else:
+            if st[R_JUMPS] >= C.ci[C_MAX_TURNS]:
+                end_round(S, C, -1)
+                return
+            st[R_JUMPS] += 1
+            emit(S, EV_JUMP, p, a, 0, 0, 0)
+            start_play(S, C, p, a)

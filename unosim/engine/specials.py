@@ -1,0 +1,134 @@
+"""The editions' special wilds (RULES.md section 4 and its fine print).
+
+- Wild Mickey Movie Madness (disney100): the chosen player fails with rate
+  ``movie_madness_fail_rate`` and then draws four; nobody loses a turn.
+- Wild Wishing Star (disney_wish): every other player, in turn order from the
+  next, shows an icon card or draws until one comes (or both piles are dry).
+  Who can show is settled before anyone draws.
+- Wild Don't Talk (encanto): the chosen player is silenced; on each of their
+  turns they slip with rate ``dont_talk_slip_rate`` and draw three. Any UNO
+  call ends every silence.
+
+A special wild is also a wild: the color is named first, then the target is
+chosen (Movie Madness, Don't Talk), then the effect resolves before the
+ordinary end-of-play steps (UNO, skips, jump-ins).
+"""
+
+from __future__ import annotations
+
+from unosim.engine.events import emit, log_card
+from unosim.engine.jit import jit
+from unosim.engine.rng import chance
+from unosim.engine.state import (
+    C_PLAYERS,
+    C_SPECIAL,
+    CAUSE_DONT_TALK,
+    CAUSE_SPECIAL,
+    EV_SILENCE_END,
+    EV_SLIP,
+    EV_SPECIAL,
+    F_MOVIE_FAIL,
+    F_SLIP,
+    R_SPECIAL_DRAWN,
+    R_SPECIAL_PLAYS,
+    S_DIR,
+    S_NALIVE,
+    S_NCL,
+    S_TGT,
+    SEAT_SILENCED,
+    SPECIAL_DONT_TALK,
+    SPECIAL_MOVIE,
+    SPECIAL_WISH,
+    Config,
+    State,
+)
+from unosim.engine.table import close_draw, draw_n, draw_one, next_alive, open_draw
+from unosim.rules.cards import NK, WX
+
+
+@jit
+def needs_target(S: State, C: Config, k: int) -> bool:
+    """Does playing ``k`` ask its player to choose another player?"""
+    sp = C.ci[C_SPECIAL]
+    return (k == WX and (sp == SPECIAL_MOVIE or sp == SPECIAL_DONT_TALK)
+            and S.s[S_NALIVE] > 1)
+
+
+@jit
+def do_special(S: State, C: Config, p: int) -> None:
+    """Resolve the special wild ``p`` just played (color and target chosen)."""
+    s, st = S.s, S.st
+    sp = C.ci[C_SPECIAL]
+    st[R_SPECIAL_PLAYS] += 1
+    if sp == SPECIAL_WISH:
+        wishing_star(S, C, p)
+        return
+    if s[S_NALIVE] <= 1:
+        return
+    t = s[S_TGT]
+    if sp == SPECIAL_MOVIE:
+        fail = chance(S.rng, C.cf[F_MOVIE_FAIL])
+        emit(S, EV_SPECIAL, p, t, 1 if fail else 0, 0, 0)
+        if fail:
+            st[R_SPECIAL_DRAWN] += draw_n(S, t, 4, CAUSE_SPECIAL)
+    elif sp == SPECIAL_DONT_TALK:
+        S.seat[t, SEAT_SILENCED] = 1
+        emit(S, EV_SPECIAL, p, t, 0, 0, 0)
+
+
+@jit
+def _shows_icon(S: State, C: Config, q: int) -> bool:
+    hands, icons = S.hands, C.icons
+    for k in range(NK):
+        if icons[k] != 0 and hands[q, k] > 0:
+            return True
+    return False
+
+
+@jit
+def wishing_star(S: State, C: Config, p: int) -> None:
+    """Every other player shows an icon card or draws until one comes."""
+    s, st, icons = S.s, S.st, C.icons
+    showed = S.flags
+    n_other = s[S_NALIVE] - 1
+    off = s[S_NCL]
+    q = p
+    for _ in range(n_other):
+        q = next_alive(S, C, q, s[S_DIR])
+        showed[q] = 1 if _shows_icon(S, C, q) else 0
+        if showed[q]:
+            log_card(S, q)
+    emit(S, EV_SPECIAL, p, -1, 0, off, s[S_NCL] - off)
+    q = p
+    for _ in range(n_other):
+        q = next_alive(S, C, q, s[S_DIR])
+        if showed[q]:
+            continue
+        open_draw(S, q, CAUSE_SPECIAL)
+        while True:
+            k = draw_one(S)
+            if k < 0:
+                break
+            st[R_SPECIAL_DRAWN] += 1
+            if icons[k] != 0:
+                break
+        close_draw(S)
+
+
+@jit
+def slip(S: State, C: Config, p: int) -> None:
+    """A silenced player's turn starts: do they talk (and draw three)?"""
+    if chance(S.rng, C.cf[F_SLIP]):
+        emit(S, EV_SLIP, p, 0, 0, 0, 0)
+        # the special wild's doing: counted with its other draws
+        S.st[R_SPECIAL_DRAWN] += draw_n(S, p, 3, CAUSE_DONT_TALK)
+
+
+@jit
+def end_silences(S: State, C: Config) -> None:
+    """An UNO call ends every Don't Talk silence."""
+    seat = S.seat
+    for q in range(C.ci[C_PLAYERS]):
+        if seat[q, SEAT_SILENCED] != 0:
+            seat[q, SEAT_SILENCED] = 0
+            emit(S, EV_SILENCE_END, q, 0, 0, 0, 0)

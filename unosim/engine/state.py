@@ -1,0 +1,405 @@
+"""The kernel's flat-array layout, its records, and the config lowered into them.
+
+The compiled kernel takes no Python objects. A validated `GameConfig` is
+lowered by `compile_config` into an int64 vector ``ci`` (indices ``C_*``), a
+float64 vector ``cf`` (``F_*``), per-seat policy parameters ``pp`` (``P_*``)
+and per-kind arrays; `config_tuple` packs them into one config record ``C``.
+A round's state is one record ``S`` (`state_dtype`) whose scalar part ``s``
+is indexed by ``S_*``. Every index lives here, so the config lowering, the
+kernel, the façade and the trace renderer agree without importing each other.
+
+Arrays are sized from `unosim.rules.limits`, so every config that validates
+fits: up to ``MAX_PLAYERS`` seats and ``MAX_DECKS`` decks of the largest
+shipped edition.
+
+>>> from unosim.rules.config import load_config
+>>> S = alloc_state(compile_config(load_config("classic")), trace=False)
+>>> S.hands.shape == (MAX_PLAYERS, NH), int(S.s[S_TRACE])
+(True, 0)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, cast
+
+import numpy as np
+from numpy.typing import NDArray
+
+from unosim.rules.cards import COLORS, NK
+from unosim.rules.config import GameConfig, resolved_rules
+from unosim.rules.editions import deck_counts, points_by_kind, wish_icon_mask
+from unosim.rules.limits import MAX_DECKS, MAX_PLAYERS
+from unosim.rules.settings import house_rule_switches
+
+IntArray = NDArray[np.int64]
+FloatArray = NDArray[np.float64]
+
+# --- compiled config: int64 vector ci --------------------------------------
+C_PLAYERS = 0
+C_HAND_SIZE = 1
+C_DECKS = 2
+C_FIRST_FLIP = 3  # FLIP_* below
+C_WD4_WILDS_BLOCK = 4
+C_UNO_PENALTY = 5
+C_SPECIAL = 6  # SPECIAL_* below
+C_MAX_TURNS = 7
+C_MODE = 8  # 0 round, 1 match
+C_SCORING = 9  # SCORING_* below
+C_TARGET = 10
+C_MAX_ROUNDS = 11
+C_DECK_SIZE = 12  # total cards (all decks)
+C_HOUSE = 13  # the house-rule switches follow, in their declared order
+# Dotted keys of the on/off house rules (rules.settings): adding a switch there
+# gives it a ci slot here and in compile_config; the kernel names the ones it reads.
+HOUSE_RULE_KEYS = tuple(house_rule_switches())
+NCI = C_HOUSE + len(HOUSE_RULE_KEYS)
+
+
+def house_rule_index(key: str) -> int:
+    """The ``ci`` index of a house-rule switch, by its dotted key.
+
+    >>> house_rule_index("house_rules.jump_in") == C_JUMP_IN
+    True
+    """
+    return C_HOUSE + HOUSE_RULE_KEYS.index(key)
+
+
+C_STACK_D2_D2 = house_rule_index("house_rules.stacking.draw_two_on_draw_two")
+C_STACK_WD4_WD4 = house_rule_index("house_rules.stacking.wd4_on_wd4")
+C_STACK_WD4_D2 = house_rule_index("house_rules.stacking.wd4_on_draw_two")  # WD4 onto a pending Draw Two
+C_STACK_D2_WD4 = house_rule_index("house_rules.stacking.draw_two_on_wd4")  # Draw Two onto a pending WD4
+C_JUMP_IN = house_rule_index("house_rules.jump_in")
+C_SEVEN_O = house_rule_index("house_rules.seven_o")
+C_DRAW_UNTIL_PLAY = house_rule_index("house_rules.draw_until_play")
+C_TWO_PLAYER_REVERSE = house_rule_index("house_rules.two_player_reverse")
+
+SPECIAL_NONE, SPECIAL_MOVIE, SPECIAL_WISH, SPECIAL_DONT_TALK = 0, 1, 2, 3
+SPECIAL_CODE = {"none": SPECIAL_NONE, "movie_madness": SPECIAL_MOVIE,
+                "wishing_star": SPECIAL_WISH, "dont_talk": SPECIAL_DONT_TALK}
+SCORING_STANDARD, SCORING_LOWEST, SCORING_ELIMINATION, SCORING_PARTNERS = 0, 1, 2, 3
+SCORING_CODE = {"standard": SCORING_STANDARD, "lowest": SCORING_LOWEST,
+                "elimination": SCORING_ELIMINATION, "partners": SCORING_PARTNERS}
+FLIP_APPLY, FLIP_REDRAW = 0, 1
+
+# --- compiled config: float64 vector cf ------------------------------------
+F_UNO_FORGET = 0
+F_UNO_CATCH = 1
+F_MOVIE_FAIL = 2
+F_SLIP = 3
+NCF = 4
+
+# --- per-seat policy parameters: float64 matrix pp[seat, P_*] --------------
+P_KIND = 0  # POLICY_* below
+P_BLUFF = 1  # probability of bluffing an illegal WD4 when one is held
+P_CHALLENGE = 2  # probability of challenging a WD4 (strategic policy only)
+NPP = 3
+POLICY_RANDOM, POLICY_STRATEGIC = 0, 1
+# Per-policy parameters compiled into pp[seat]. The reference policy never
+# bluffs or challenges (RULES.md section 7); strategic challenges sometimes.
+POLICY_PARAMS: dict[str, dict[int, float]] = {
+    "random": {P_KIND: POLICY_RANDOM, P_BLUFF: 0.0, P_CHALLENGE: 0.0},
+    "strategic": {P_KIND: POLICY_STRATEGIC, P_BLUFF: 0.0, P_CHALLENGE: 0.25},
+}
+
+# --- actions (every choice is an action) -----------------------------------
+# 0..54: play that card kind
+A_DRAW = 55
+A_PASS = 56  # keep the drawn card / decline a jump-in
+A_COLOR = 57  # A_COLOR + color, 57..60
+NCOLORS = len(COLORS)
+A_ACCEPT = 61  # take the pending draw
+A_CHALLENGE = 62  # challenge a WD4
+A_TARGET = 63  # A_TARGET + seat
+NA = A_TARGET + MAX_PLAYERS
+
+# --- phases: what the state is waiting for ---------------------------------
+PH_DONE = 0
+PH_TURN = 1  # start of a regular turn: play a legal card or draw
+PH_DRAWN = 2  # the drawn card is playable: play it or pass
+PH_COLOR = 3  # name a color for the wild just played (or flipped)
+PH_PENDING = 4  # facing a pending Draw Two / WD4: accept, challenge, stack
+PH_TARGET = 5  # choose a seat (Seven-O swap, special wild)
+PH_JUMP = 6  # a player holding the top card may jump in, or pass
+
+# --- draw causes (TRACE.md) ------------------------------------------------
+CAUSES = ("turn", "draw2", "wd4", "stack", "challenge", "uno", "special", "dont_talk")
+CAUSE_TURN, CAUSE_DRAW2, CAUSE_WD4, CAUSE_STACK = 0, 1, 2, 3
+CAUSE_CHALLENGE, CAUSE_UNO, CAUSE_SPECIAL, CAUSE_DONT_TALK = 4, 5, 6, 7
+NCAUSES = len(CAUSES)
+
+# --- event codes (rows of the int64 event buffer: code, a, b, c, off, len) --
+# off/len point into the card log (draws, piles) when the event carries cards.
+EV_DEAL = 1  # a=dealer; card log: per seat its size then its cards, then the draw pile
+EV_FLIP = 2  # a=card
+EV_RETURN = 3  # a=card; card log: new draw pile
+EV_TURN = 4  # a=p, b=color, c=top
+EV_PLAY = 5  # a=p, b=card, c=color after
+EV_DRAW = 6  # a=p, b=cause; card log: cards drawn
+EV_RESHUFFLE = 7  # card log: new draw pile
+EV_SKIP = 8  # a=p
+EV_REVERSE = 9  # a=direction
+EV_CHALLENGE = 10  # a=p, b=target, c=success
+EV_UNO = 11  # a=p, b=called, c=caught
+EV_JUMP = 12  # a=p, b=card
+EV_SWAP = 13  # a, b
+EV_ROTATE = 14  # a=direction
+EV_SPECIAL = 15  # a=p, b=target (-1 none), c=outcome (0 named/silenced, 1 failed); wish: card log = seats showing
+EV_END = 16  # a=winner (-1 stalemate), b=points, c=turns
+EV_SILENCE_END = 17  # a=p
+EV_SLIP = 18  # a=p
+EV_SCORE = 19  # a=players; card log: one cumulative score per seat, then eliminated seats
+EV_MATCH_END = 20  # card log: winning seats (empty = unfinished)
+EV_W = 6  # columns per event row
+
+EV_NAMES = {
+    EV_DEAL: "deal", EV_FLIP: "flip", EV_RETURN: "return", EV_TURN: "turn",
+    EV_PLAY: "play", EV_DRAW: "draw", EV_RESHUFFLE: "reshuffle", EV_SKIP: "skip",
+    EV_REVERSE: "reverse", EV_CHALLENGE: "challenge", EV_UNO: "uno", EV_JUMP: "jump",
+    EV_SWAP: "swap", EV_ROTATE: "rotate", EV_SPECIAL: "special", EV_END: "end",
+    EV_SILENCE_END: "silence_end", EV_SLIP: "slip", EV_SCORE: "score",
+    EV_MATCH_END: "match_end",
+}
+
+# --- round statistics: int64 vector st (reset each round) ------------------
+R_TURNS = 0
+R_JUMPS = 1
+R_PLAYED = 2
+R_DRAWN = 3
+R_RESHUFFLES = 4
+R_SPECIAL_PLAYS = 5
+R_SPECIAL_DRAWN = 6  # cards drawn because of the special wild (Don't Talk slips included)
+R_WINNER = 7  # -1 stalemate
+R_POINTS = 8
+R_CHALLENGES = 9
+R_SWAPS = 10
+R_DRAW_BY_CAUSE = 16  # 16..23, NCAUSES entries
+NR = R_DRAW_BY_CAUSE + NCAUSES
+
+# --- scalar state s -----------------------------------------------------------
+S_PHASE = 0
+S_CUR = 1  # who must decide now
+S_DIR = 2
+S_COLOR = 3
+S_NDRAW = 4
+S_NDISC = 5
+S_PEND = 6  # accumulated pending draw total
+S_CHAIN = 7  # cards in the pending chain
+S_PEND_KIND = 8  # DRAW2 rank (12) or WD4 kind of the last chained card
+S_WD4_PLAYER = 9
+S_WD4_LEGAL = 10
+S_LASTP = 11  # player of the card being resolved / of the top card
+S_LASTK = 12
+S_NEXT = 13  # who takes the next regular turn once the play resolves
+S_DRAWN = 14  # the drawn playable card (PH_DRAWN)
+S_COLOR_CTX = 15  # 0 a played wild, 1 the first flip
+S_TARGET_CTX = 16  # TGT_* below
+S_TGT = 17
+S_JUMP_I = 18  # jump-in scan position
+S_NEV = 19
+S_NCL = 20
+S_TRACE = 21
+S_DEALER = 22
+S_NALIVE = 23
+S_DRAW_P = 24  # open draw event: player, cause, card-log start
+S_DRAW_CAUSE = 25
+S_DRAW_OFF = 26
+S_ROUND = 27
+S_OVERFLOW = 28
+S_FIRSTP = 29
+S_STACK_TURN = 30  # a stacking turn has started (turn and slip written), card still to play
+NS = 31
+
+# --- per seat: int64 matrix seat[q, SEAT_*] ---------------------------------------
+SEAT_ALIVE, SEAT_SILENCED, SEAT_SCORE = 0, 1, 2
+NSEAT = 3
+TGT_SWAP, TGT_SPECIAL = 0, 1  # what a PH_TARGET choice is for
+
+# --- a hand: int64 row hands[q, ...] -------------------------------------------------
+# Columns 0..NK-1 count the cards of each kind; then the hand's size and its
+# cards per suit (`suit_of`: the four colors, then the wilds). The table keeps
+# them in step, so a color's count is one read on every turn (the policy's
+# hot path, the WD4 test) instead of thirteen.
+H_SIZE = NK
+H_SUIT = NK + 1  # H_SUIT + suit, 5 columns
+NH = H_SUIT + NCOLORS + 1
+
+# --- sizes --------------------------------------------------------------------------
+LARGEST_DECK = 112  # cards in one deck of the largest shipped edition
+PILE_MIN = MAX_DECKS * LARGEST_DECK + 1
+EV_ROWS = 8192  # trace buffers, drained by the façade after every action
+CL_SIZE = 1 << 18
+
+
+class State(Protocol):
+    """The state record `alloc_state` returns, field by field (numba reads the same fields)."""
+
+    s: IntArray  # S_* scalars
+    hands: IntArray  # [MAX_PLAYERS, NH]: counts per kind, hand size (H_SIZE), per suit (H_SUIT)
+    piles: IntArray  # [2, pile]: row 0 draw pile, row 1 discard, bottom first
+    seat: IntArray  # [MAX_PLAYERS, NSEAT]: SEAT_* per seat
+    rng: NDArray[np.uint64]  # xoshiro256** state (no global RNG anywhere)
+    ev: IntArray  # [EV_ROWS, EV_W] event rows, written only when tracing
+    cl: IntArray  # [CL_SIZE] card log of the events
+    st: IntArray  # [NR] the round's counters, R_*
+    winners: IntArray  # [MAX_PLAYERS] a finished match's winning seats
+    flags: IntArray  # [MAX_PLAYERS] work space: one flag per seat
+    scratch: IntArray  # [2, NH] work space: hand rows being swapped
+
+
+class Config(Protocol):
+    """The config record `config_tuple` returns."""
+
+    ci: IntArray  # C_*
+    cf: FloatArray  # F_*
+    pp: FloatArray  # [MAX_PLAYERS, NPP]
+    points: IntArray  # [NK] points of a card left in hand
+    icons: IntArray  # [NK] 1 where the kind bears the Wishing Icon
+    dc: IntArray  # [NK] copies of each kind in the deck (all decks)
+    deck: IntArray  # [pile] the deck in kind order, where every round's shuffle starts
+
+
+class KernelArrays(Protocol):
+    """What the engine reads from a compiled config (a `CompiledConfig` or any
+    object with these arrays, e.g. the runner's picklable copy)."""
+
+    @property
+    def ci(self) -> IntArray: ...
+    @property
+    def cf(self) -> FloatArray: ...
+    @property
+    def pp(self) -> FloatArray: ...
+    @property
+    def deck_counts(self) -> IntArray: ...
+    @property
+    def points(self) -> IntArray: ...
+    @property
+    def wish_icons(self) -> IntArray: ...
+
+
+def state_dtype(pile: int) -> np.dtype:
+    """One fixed layout for every config that fits the standard pile size, so
+    the kernel compiles once (a bigger custom deck widens the piles)."""
+    return np.dtype([("s", np.int64, (NS,)), ("hands", np.int64, (MAX_PLAYERS, NH)),
+                     ("piles", np.int64, (2, pile)), ("seat", np.int64, (MAX_PLAYERS, NSEAT)),
+                     ("rng", np.uint64, (4,)), ("ev", np.int64, (EV_ROWS, EV_W)),
+                     ("cl", np.int64, (CL_SIZE,)), ("st", np.int64, (NR,)),
+                     ("winners", np.int64, (MAX_PLAYERS,)), ("flags", np.int64, (MAX_PLAYERS,)),
+                     ("scratch", np.int64, (2, NH))])
+
+
+def config_dtype(pile: int) -> np.dtype:
+    """The config record's layout (its deck is as wide as the state's piles)."""
+    return np.dtype([("ci", np.int64, (NCI,)), ("cf", np.float64, (NCF,)),
+                     ("pp", np.float64, (MAX_PLAYERS, NPP)), ("points", np.int64, (NK,)),
+                     ("icons", np.int64, (NK,)), ("dc", np.int64, (NK,)),
+                     ("deck", np.int64, (pile,))])
+
+
+def pile_size(cc: KernelArrays) -> int:
+    """Room for every card of the config's deck (standard decks share one size)."""
+    return max(PILE_MIN, int(cc.ci[C_DECK_SIZE]) + 1)
+
+
+def _record(dtype: np.dtype) -> Any:
+    """A zeroed record scalar with attribute access (``rec.s``), as numba sees it."""
+    return np.zeros(1, dtype).view(np.recarray)[0]
+
+
+def alloc_state(cc: KernelArrays, trace: bool) -> State:
+    """A fresh state record; ``trace`` makes the kernel write events."""
+    rec = _record(state_dtype(pile_size(cc)))
+    rec.s[S_TRACE] = 1 if trace else 0
+    rec.seat[:, SEAT_ALIVE] = 1
+    return cast(State, rec)
+
+
+def config_tuple(cc: KernelArrays) -> Config:
+    """The kernel's config record from a compiled config.
+
+    Records travel into compiled calls as one pointer; a tuple of arrays
+    would be copied field by field into every call of the inner loop."""
+    rec = _record(config_dtype(pile_size(cc)))
+    rec.ci[:] = cc.ci
+    rec.cf[:] = cc.cf
+    rec.pp[: len(cc.pp)] = cc.pp
+    rec.points[:] = cc.points
+    rec.icons[:] = cc.wish_icons
+    rec.dc[:] = cc.deck_counts
+    deck = np.repeat(np.arange(NK), cc.deck_counts)
+    rec.deck[: len(deck)] = deck
+    return cast(Config, rec)
+
+
+# --- lowering a validated config ------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class CompiledConfig:
+    """Everything the compiled kernel needs, as flat numpy arrays (layout above).
+
+    The arrays are left writeable so numba sees one array type; treat them as read-only.
+    """
+
+    ci: IntArray  # int64[NCI], C_* indices
+    cf: FloatArray  # float64[NCF], F_* indices
+    pp: FloatArray  # float64[players, NPP], P_* per seat
+    deck_counts: IntArray  # int64[NK], all decks
+    points: IntArray  # int64[NK]
+    wish_icons: IntArray  # int64[NK], 1 where the kind bears the Wishing Icon
+    edition_name: str
+    seat_policies: list[str]
+    rules: dict[str, Any] = field(default_factory=dict)
+
+
+def _setting(cfg: GameConfig, key: str) -> Any:
+    """The value of a dotted config key (``house_rules.stacking.wd4_on_wd4``)."""
+    value: Any = cfg
+    for part in key.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def compile_config(cfg: GameConfig) -> CompiledConfig:
+    """Lower a validated config to the kernel's arrays."""
+    ed = cfg.edition_spec
+    counts = deck_counts(ed) * cfg.decks
+
+    ci = np.zeros(NCI, dtype=np.int64)
+    ci[C_PLAYERS] = cfg.players
+    ci[C_HAND_SIZE] = cfg.hand_size
+    ci[C_DECKS] = cfg.decks
+    ci[C_FIRST_FLIP] = FLIP_REDRAW if ed.first_flip == "redraw" else FLIP_APPLY
+    ci[C_WD4_WILDS_BLOCK] = ed.wd4_wilds_block
+    ci[C_UNO_PENALTY] = ed.uno_penalty
+    ci[C_SPECIAL] = SPECIAL_CODE[ed.special_kind]
+    ci[C_MAX_TURNS] = cfg.max_turns
+    ci[C_MODE] = 1 if cfg.mode == "match" else 0
+    ci[C_SCORING] = SCORING_CODE[cfg.scoring]
+    ci[C_TARGET] = cfg.target
+    ci[C_MAX_ROUNDS] = cfg.max_rounds
+    ci[C_DECK_SIZE] = counts.sum()
+    for i, key in enumerate(HOUSE_RULE_KEYS):
+        ci[C_HOUSE + i] = _setting(cfg, key)
+
+    cf = np.zeros(NCF, dtype=np.float64)
+    cf[F_UNO_FORGET] = cfg.behaviour.uno_forget_rate
+    cf[F_UNO_CATCH] = cfg.behaviour.uno_catch_rate
+    cf[F_MOVIE_FAIL] = cfg.behaviour.movie_madness_fail_rate
+    cf[F_SLIP] = cfg.behaviour.dont_talk_slip_rate
+
+    seats = cfg.seat_policies
+    pp = np.zeros((cfg.players, NPP), dtype=np.float64)
+    for seat, policy in enumerate(seats):
+        for col, value in POLICY_PARAMS[policy].items():
+            pp[seat, col] = value
+
+    return CompiledConfig(
+        ci=ci,
+        cf=cf,
+        pp=pp,
+        deck_counts=counts,
+        points=points_by_kind(ed),
+        wish_icons=wish_icon_mask(ed),
+        edition_name=ed.name,
+        seat_policies=seats,
+        rules=resolved_rules(cfg),
+    )

@@ -1,0 +1,176 @@
+"""The table: seats in the round, hands, the two piles, and drawing.
+
+Everything the rules do to cards goes through here, so hand sizes, the
+draw counters and the trace's draw events stay in step (RULES.md section 3:
+an empty draw pile is refilled from the discard, keeping its top card).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from unosim.engine.events import emit, log_card, log_pile
+from unosim.engine.jit import jit
+from unosim.engine.kinds import suit_of
+from unosim.engine.rng import below, xoshiro
+from unosim.engine.state import (
+    C_PLAYERS,
+    EV_DRAW,
+    EV_RESHUFFLE,
+    H_SIZE,
+    H_SUIT,
+    R_DRAW_BY_CAUSE,
+    R_DRAWN,
+    R_RESHUFFLES,
+    S_DRAW_CAUSE,
+    S_DRAW_OFF,
+    S_DRAW_P,
+    S_NCL,
+    S_NDISC,
+    S_NDRAW,
+    S_TRACE,
+    SEAT_ALIVE,
+    Config,
+    IntArray,
+    State,
+)
+from unosim.rules.cards import NK
+
+
+@jit
+def next_alive(S: State, C: Config, p: int, d: int) -> int:
+    """Next seat in the round from ``p`` in direction ``d`` (no modulo: an
+    integer division would be the costliest instruction of a turn)."""
+    seat = S.seat
+    n = C.ci[C_PLAYERS]
+    q = p
+    for _ in range(n):
+        q += d
+        if q >= n:
+            q -= n
+        elif q < 0:
+            q += n
+        if seat[q, SEAT_ALIVE] != 0:
+            return q
+    return p
+
+
+@jit
+def top_card(S: State) -> int:
+    return S.piles[1, S.s[S_NDISC] - 1]
+
+
+@jit
+def hand_points(S: State, C: Config, q: int) -> int:
+    """Points of the cards left in ``q``'s hand (RULES.md section 1)."""
+    hands, pts = S.hands, C.points
+    t = 0
+    for k in range(NK):
+        t += hands[q, k] * pts[k]
+    return t
+
+
+@jit
+def add_card(S: State, p: int, k: int) -> None:
+    hands = S.hands
+    hands[p, k] += 1
+    hands[p, H_SIZE] += 1
+    hands[p, H_SUIT + suit_of(k)] += 1
+
+
+@jit
+def remove_card(S: State, p: int, k: int) -> None:
+    hands = S.hands
+    hands[p, k] -= 1
+    hands[p, H_SIZE] -= 1
+    hands[p, H_SUIT + suit_of(k)] -= 1
+
+
+@jit
+def copy_row(dst: IntArray, src: IntArray) -> None:
+    for i in range(dst.shape[0]):
+        dst[i] = src[i]
+
+
+@jit
+def shuffle_row(S: State, row: int, n: int) -> None:
+    """Fisher-Yates over the first ``n`` cards of pile ``row`` (the stream's
+    state stays in registers for the loop: the piles could alias it in memory)."""
+    pile, rng = S.piles[row], S.rng
+    s0, s1, s2, s3 = rng[0], rng[1], rng[2], rng[3]
+    for i in range(n - 1, 0, -1):
+        r, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
+        j = np.uint64(below(r, i + 1))  # unsigned: no negative-index fix-up
+        t = pile[i]
+        pile[i] = pile[j]
+        pile[j] = t
+    rng[0], rng[1], rng[2], rng[3] = s0, s1, s2, s3
+
+
+# --- drawing: an open draw collects its cards into one trace event ------------------
+@jit
+def open_draw(S: State, p: int, cause: int) -> None:
+    s = S.s
+    s[S_DRAW_P] = p
+    s[S_DRAW_CAUSE] = cause
+    s[S_DRAW_OFF] = s[S_NCL]
+
+
+@jit
+def close_draw(S: State) -> None:
+    s = S.s
+    n = s[S_NCL] - s[S_DRAW_OFF]
+    if n > 0:
+        emit(S, EV_DRAW, s[S_DRAW_P], s[S_DRAW_CAUSE], 0, s[S_DRAW_OFF], n)
+
+
+@jit
+def reshuffle(S: State) -> bool:
+    """Keep the top discard, shuffle the rest into a new draw pile (RULES 3)."""
+    s, piles, st = S.s, S.piles, S.st
+    nd = s[S_NDISC]
+    if nd <= 1:
+        return False
+    close_draw(S)
+    for i in range(nd - 1):
+        piles[0, i] = piles[1, i]
+    piles[1, 0] = piles[1, nd - 1]
+    s[S_NDISC] = 1
+    s[S_NDRAW] = nd - 1
+    shuffle_row(S, 0, nd - 1)
+    st[R_RESHUFFLES] += 1
+    if s[S_TRACE] != 0:
+        off, ln = log_pile(S, 0)
+        emit(S, EV_RESHUFFLE, 0, 0, 0, off, ln)
+        s[S_DRAW_OFF] = s[S_NCL]
+    return True
+
+
+@jit
+def draw_one(S: State) -> int:
+    """Top card of the draw pile into the open draw's hand; -1 if both piles are dry."""
+    s, piles, st = S.s, S.piles, S.st
+    if s[S_NDRAW] == 0:
+        if not reshuffle(S):
+            return -1
+    n = s[S_NDRAW] - 1
+    k = piles[0, n]
+    s[S_NDRAW] = n
+    add_card(S, s[S_DRAW_P], k)
+    st[R_DRAWN] += 1
+    st[R_DRAW_BY_CAUSE + s[S_DRAW_CAUSE]] += 1
+    log_card(S, k)
+    return k
+
+
+@jit
+def draw_n(S: State, p: int, n: int, cause: int) -> int:
+    """``p`` draws ``n`` cards (fewer if the piles run dry); how many came."""
+    open_draw(S, p, cause)
+    got = 0
+    for _ in range(n):
+        if draw_one(S) < 0:
+            break
+        got += 1
+    close_draw(S)
+    return got
