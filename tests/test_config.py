@@ -7,12 +7,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from unosim.engine import layout as L
+from unosim.engine import state as L
+from unosim.engine.state import compile_config
 from unosim.rules.cards import NK, WX, kind
 from unosim.rules.config import (
     ConfigError,
     GameConfig,
-    compile_config,
     config_hash,
     config_to_dict,
     load_config,
@@ -20,13 +20,25 @@ from unosim.rules.config import (
     validate_config,
 )
 from unosim.rules.editions import (
-    CONFIGS_DIR,
     deck_counts,
     list_editions,
     load_edition,
     points_by_kind,
     wish_icon_mask,
 )
+from unosim.rules.limits import MAX_DECKS
+from unosim.rules.models import Stacking
+from unosim.rules.settings import (
+    describe_difference,
+    describe_rules,
+    house_rule_switches,
+    rules_on,
+    setting_label,
+    setting_phrase,
+    settings,
+    stacking_phrase,
+)
+from unosim.rules.yamlio import CONFIGS_DIR
 
 SHIPPED = sorted(CONFIGS_DIR.glob("*.yaml"))
 EDITIONS = ["classic", "classic_1992", "disney100", "disney_wish", "encanto"]
@@ -535,3 +547,62 @@ def test_game_config_direct_validation_raises_config_error() -> None:
         validate_config({"players": 11}, source="inline")
     assert str(exc.value).startswith("inline: players: ")
     assert GameConfig().players == 4
+
+
+# --- settings in words (unosim.rules.settings) ------------------------------------
+def json_keys(data: dict[str, object], prefix: str = "") -> list[str]:
+    out: list[str] = []
+    for key, value in data.items():
+        out += json_keys(value, f"{prefix}{key}.") if isinstance(value, dict) else [prefix + key]
+    return out
+
+
+def test_every_setting_is_declared_with_a_label() -> None:
+    keys = [s.key for s in settings()]
+    assert keys == json_keys(config_to_dict(GameConfig()))  # every key a config holds
+    for key in keys:
+        assert "_" not in setting_label(key), key  # a title, not the field name
+    for key in ("house_rules", "house_rules.stacking", "behaviour"):
+        assert setting_label(key)
+    with pytest.raises(KeyError, match="unknown setting"):
+        setting_label("house_rules.jump")
+    assert list(house_rule_switches()) == [k for k in keys if k.startswith("house_rules.")]
+
+
+def test_every_listed_setting_can_be_set() -> None:
+    """The help's keys are the ones ``--set`` accepts; its limits are the validated ones."""
+    for s in settings():
+        with pytest.raises(ConfigError) as exc:
+            load_config("classic", [f"{s.key}={{bad: value}}"])
+        assert f"{s.key}: " in str(exc.value) and "unknown key" not in str(exc.value)
+    assert {s.key: s.values for s in settings()}["decks"] == f"1..{MAX_DECKS}"
+
+
+def test_rules_on_and_describe_rules() -> None:
+    assert rules_on(load_edition("classic_1992")) == ["two-player Reverse as Skip"]
+    assert rules_on(load_config("classic_1992")) == []  # four players: the switch cannot act
+    assert rules_on(load_config("two_player_reverse")) == ["two-player Reverse as Skip"]
+    assert describe_rules(load_config("classic")).endswith("; house rules: none")
+    assert describe_rules(load_config("encanto")).startswith(
+        "UNO: Encanto (special wild: Wild Don't Talk); ")
+    assert stacking_phrase({}) == "no stacking"
+    assert stacking_phrase(dict.fromkeys(Stacking.model_fields, True), short=True) == \
+        "full stacking"
+
+
+def test_describe_difference() -> None:
+    base = load_config("classic")
+    assert describe_difference(base, load_config("classic", ["seed=9", "name=x"])) == []
+    assert describe_difference(base, load_config("party_8p_2decks")) == ["8 players", "2 decks"]
+    assert describe_difference(load_config("party_8p_2decks"), base) == ["4 players", "1 deck"]
+    assert describe_difference(base, load_config("match")) == ["matches to a target"]
+    assert describe_difference(base, load_config("chaos"))[:2] == ["full stacking", "jump-in"]
+    assert describe_difference(base, load_config("classic_1992")) == \
+        ["UNO (older Mattel sheet 42885) edition"]  # its two-player rule cannot act at 4
+    changed = load_config("jump_in", ["behaviour.uno_forget_rate=0.2", "max_turns=50",
+                                      "seats=[strategic, random, random, random]"])
+    assert describe_difference(base, changed) == [
+        "jump-in", "at most 50 turns per round", "seats strategic, random, random, random",
+        "UNO forget rate 0.2"]
+    assert setting_phrase("seats", None) == "one policy for all seats"
+    assert setting_phrase("mode", "round") == "single rounds"

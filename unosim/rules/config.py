@@ -1,11 +1,11 @@
-"""Game configs: YAML in, a validated ``GameConfig`` and its compiled arrays out.
+"""Game configs: YAML in, a validated ``GameConfig`` out.
 
 The key vocabulary is RULES.md section 9. Loading resolves ``extends:``
 chains, applies ``--set key.path=value`` overrides, puts the edition's
 defaults under the user's settings, and validates everything up front so a
 bad config fails before any game starts, with a one-line error naming the
-file and key. ``compile_config`` turns the result into the flat arrays of
-``unosim.engine.layout`` so the compiled kernel never sees Python objects.
+file and key. ``unosim.engine.state.compile_config`` lowers the result into
+the compiled kernel's arrays.
 """
 
 from __future__ import annotations
@@ -14,85 +14,75 @@ import difflib
 import hashlib
 import json
 import os
+import re
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import numpy as np
-import yaml
-from pydantic import Field, PrivateAttr, ValidationError, model_validator
+from pydantic import Field, PrivateAttr, ValidationError, field_validator, model_validator
 
-from unosim.engine import layout as L
 from unosim.rules.editions import (
-    CONFIGS_DIR,
-    ConfigError,
     Edition,
-    HouseRules,
-    KeyedValueError,
-    Rate,
-    Stacking,
-    StrictModel,
     deck_counts,
-    display_path,
-    error_from_validation,
     is_edition_path,
     load_edition,
-    model_at,
-    points_by_kind,
-    read_yaml,
-    wish_icon_mask,
 )
+from unosim.rules.errors import (
+    ConfigError,
+    KeyedValueError,
+    clip,
+    display_path,
+    error_from_validation,
+    model_at,
+    quoted,
+)
+from unosim.rules.limits import (
+    FLIP_RESERVE_PER_DECK,
+    MAX_DECKS,
+    MAX_GAMES,
+    MAX_NAME_LENGTH,
+    MAX_PLAYERS,
+    MAX_ROUNDS,
+    MAX_SEED,
+    MAX_SLUG_LENGTH,
+    MAX_TARGET,
+    MAX_TURNS,
+    MIN_HAND_SIZE,
+    MIN_PLAYERS,
+    PLAYERS_PER_DECK,
+)
+from unosim.rules.models import EditionBehaviour, HouseRules, Phrase, Rate, Stacking, StrictModel
+from unosim.rules.yamlio import parse_yaml, read_yaml, shipped_file
 
 __all__ = [
     "Behaviour",
-    "CompiledConfig",
     "ConfigError",
     "GameConfig",
     "HouseRules",
     "Stacking",
-    "compile_config",
     "config_hash",
     "config_to_dict",
     "load_config",
+    "name_slug",
     "resolved_rules",
     "validate_config",
 ]
 
 PolicyName = Literal["random", "strategic"]
-# Per-policy parameters compiled into pp[seat]. The reference policy never
-# bluffs or challenges (RULES.md section 7); strategic challenges sometimes.
-POLICY_PARAMS: dict[str, dict[str, float]] = {
-    "random": {"kind": L.POLICY_RANDOM, "bluff": 0.0, "challenge": 0.0},
-    "strategic": {"kind": L.POLICY_STRATEGIC, "bluff": 0.0, "challenge": 0.25},
-}
 # RULES.md section 4 defaults, used when the edition has no such special wild.
 DEFAULT_MOVIE_FAIL_RATE = 0.5
 DEFAULT_SLIP_RATE = 0.1
-PLAYERS_PER_DECK = 10
-MAX_DECKS = 4
-
-_SPECIAL_CODE = {
-    "none": L.SPECIAL_NONE,
-    "movie_madness": L.SPECIAL_MOVIE,
-    "wishing_star": L.SPECIAL_WISH,
-    "dont_talk": L.SPECIAL_DONT_TALK,
-}
-_SCORING_CODE = {
-    "standard": L.SCORING_STANDARD,
-    "lowest": L.SCORING_LOWEST,
-    "elimination": L.SCORING_ELIMINATION,
-    "partners": L.SCORING_PARTNERS,
-}
 
 
-class Behaviour(StrictModel):
+
+class Behaviour(EditionBehaviour):
     """How players slip up; the special-wild rates default to the edition's."""
 
-    uno_forget_rate: Rate = 0.0
-    uno_catch_rate: Rate = 1.0
-    movie_madness_fail_rate: Rate = DEFAULT_MOVIE_FAIL_RATE
-    dont_talk_slip_rate: Rate = DEFAULT_SLIP_RATE
+    movie_madness_fail_rate: Annotated[Rate, Field(title="Movie Madness fail rate")] = (
+        DEFAULT_MOVIE_FAIL_RATE
+    )
+    dont_talk_slip_rate: Annotated[Rate, Field(title="Don't Talk slip rate")] = DEFAULT_SLIP_RATE
 
 
 def _edition_defaults(edition: Edition) -> dict[str, Any]:
@@ -116,27 +106,89 @@ def _edition_defaults(edition: Edition) -> dict[str, Any]:
     }
 
 
-class GameConfig(StrictModel):
-    """A resolved, validated game config (RULES.md section 9)."""
+# Cc: C0/C1 controls (NUL, tab, newline, DEL, ...); Zl, Zp: U+2028, U+2029.
+_CONTROL_CATEGORIES = frozenset({"Cc", "Zl", "Zp"})
 
-    name: str = "unosim"
-    edition: str = "classic"
-    players: Annotated[int, Field(ge=2)] = 4
-    mode: Literal["round", "match"] = "round"
-    scoring: Literal["standard", "lowest", "elimination", "partners"] = "standard"
-    target: int = 500
-    hand_size: Annotated[int, Field(ge=1)] = 7
-    decks: Annotated[int, Field(ge=1, le=MAX_DECKS)] = 1
-    max_turns: Annotated[int, Field(ge=1)] = 1000
-    max_rounds: Annotated[int, Field(ge=1)] = 1000
-    house_rules: HouseRules = HouseRules()
-    policy: PolicyName = "random"
-    seats: list[PolicyName] | None = None
-    behaviour: Behaviour = Behaviour()
-    games: Annotated[int, Field(ge=1)] = 10000
-    seed: Annotated[int, Field(ge=0)] = 1
+
+class GameConfig(StrictModel):
+    """A resolved, validated game config (RULES.md section 9).
+
+    Each field is the one declaration of its setting: key, label (``title``),
+    limits and wording (``Phrase``); see ``unosim.rules.settings``.
+    """
+
+    name: Annotated[str, Field(title="config name", max_length=MAX_NAME_LENGTH)] = "unosim"
+    edition: Annotated[str, Field(title="edition")] = "classic"
+    players: Annotated[
+        int,
+        Field(
+            title="number of players",
+            description=f"at most {PLAYERS_PER_DECK} per deck",
+            ge=MIN_PLAYERS,
+            le=MAX_PLAYERS,
+        ),
+        Phrase("{} players"),
+    ] = 4
+    mode: Annotated[
+        Literal["round", "match"],
+        Field(title="game mode"),
+        Phrase(fixed={"round": "single rounds", "match": "matches to a target"}),
+    ] = "round"
+    scoring: Annotated[
+        Literal["standard", "lowest", "elimination", "partners"],
+        Field(title="match scoring", description="partners needs 4 players"),
+        Phrase("{} scoring"),
+    ] = "standard"
+    target: Annotated[
+        int, Field(title="match target score", ge=1, le=MAX_TARGET), Phrase("matches to {} points")
+    ] = 500
+    hand_size: Annotated[
+        int,
+        Field(
+            title="hand size",
+            description=f"the deal must leave {FLIP_RESERVE_PER_DECK} x decks + 1 cards",
+            ge=MIN_HAND_SIZE,
+        ),
+        Phrase("{}-card hands"),
+    ] = 7
+    decks: Annotated[
+        int, Field(title="number of decks", ge=1, le=MAX_DECKS), Phrase("{} deck{s}")
+    ] = 1
+    max_turns: Annotated[
+        int,
+        Field(title="turn limit per round", ge=1, le=MAX_TURNS),
+        Phrase("at most {} turns per round"),
+    ] = 1000
+    max_rounds: Annotated[
+        int,
+        Field(title="round limit per match", ge=1, le=MAX_ROUNDS),
+        Phrase("at most {} rounds per match"),
+    ] = 1000
+    house_rules: Annotated[HouseRules, Field(title="house rules")] = HouseRules()
+    policy: Annotated[PolicyName, Field(title="policy of every seat"), Phrase("{} policy")] = (
+        "random"
+    )
+    seats: Annotated[
+        list[PolicyName] | None,
+        Field(title="policy of each seat", description="one per player; overrides policy"),
+        Phrase("seats {}", fixed={None: "one policy for all seats"}),
+    ] = None
+    behaviour: Annotated[Behaviour, Field(title="player behaviour")] = Behaviour()
+    games: Annotated[int, Field(title="games per run", ge=1, le=MAX_GAMES)] = 10000
+    seed: Annotated[int, Field(title="seed", ge=0, le=MAX_SEED)] = 1
 
     _edition: Edition | None = PrivateAttr(default=None)
+
+    @field_validator("name")
+    @classmethod
+    def _printable_name(cls, value: str) -> str:
+        # A name titles reports and terminal lines: one line, no control characters.
+        for i, char in enumerate(value):
+            if unicodedata.category(char) in _CONTROL_CATEGORIES:
+                raise ValueError(
+                    f"must not contain control characters, got {char!r} at position {i}"
+                )
+        return value
 
     @model_validator(mode="before")
     @classmethod
@@ -162,22 +214,18 @@ class GameConfig(StrictModel):
             )
         per_deck = int(deck_counts(edition).sum())
         left = per_deck * self.decks - self.players * self.hand_size
-        need = 4 * self.decks + 1
+        need = FLIP_RESERVE_PER_DECK * self.decks + 1
         if left < need:
             raise KeyedValueError(
                 "hand_size",
                 f"impossible deal: hand_size {self.hand_size} x players {self.players} = "
-                f"{self.hand_size * self.players} cards from decks {self.decks} x {per_deck} leaves {left}, "
-                f"but at least 4 x decks + 1 = {need} must remain for the first flip",
+                f"{self.hand_size * self.players} cards from decks {self.decks} x {per_deck} "
+                f"leaves {left}, but at least {FLIP_RESERVE_PER_DECK} x decks + 1 = {need} "
+                "must remain for the first flip",
             )
         if self.scoring == "partners" and self.players != 4:
             raise KeyedValueError(
-                "scoring",
-                f"partners scoring needs players 4, got players {self.players}",
-            )
-        if self.mode == "match" and self.target < 1:
-            raise KeyedValueError(
-                "target", f"match mode needs target >= 1, got {self.target}"
+                "scoring", f"partners scoring needs players 4, got players {self.players}"
             )
         if self.seats is not None and len(self.seats) != self.players:
             raise KeyedValueError(
@@ -198,6 +246,32 @@ class GameConfig(StrictModel):
         return (
             list(self.seats) if self.seats is not None else [self.policy] * self.players
         )
+
+
+_NOT_SLUG = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+def name_slug(name: str) -> str:
+    """A name as a safe directory name: ASCII letters, digits, '-' and '_'.
+
+    Accents are dropped, anything else becomes one '-', and the result is never
+    empty, '.' or '..', so a name such as ``../../x`` or ``/abs`` cannot lead a
+    default out path out of its folder. A slug longer than the limit keeps its
+    head and a hash of the whole name, so distinct long names stay distinct.
+
+    >>> name_slug("Party: 8 players, 2 decks"), name_slug("../../x"), name_slug("Ça va")
+    ('Party-8-players-2-decks', 'x', 'Ca-va')
+    >>> name_slug("/"), name_slug(".."), len(name_slug("x" * 500))
+    ('run', 'run', 64)
+    """
+    ascii_only = "".join(
+        c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c)
+    )
+    slug = _NOT_SLUG.sub("-", ascii_only).strip("-") or "run"
+    if len(slug) > MAX_SLUG_LENGTH:
+        digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        slug = slug[:MAX_SLUG_LENGTH - 9].rstrip("-") + "-" + digest
+    return slug
 
 
 # --- loading ------------------------------------------------------------------
@@ -233,49 +307,45 @@ def _blame(origin: Origin, loc: Sequence[str | int]) -> str | None:
     return None
 
 
-def _is_bare(name: str) -> bool:
-    return "/" not in name and os.sep not in name
-
-
 def resolve_config_path(path: str | os.PathLike[str]) -> Path:
-    """A config file path; a bare name (``classic`` or ``classic.yaml``) may also name a shipped config."""
-    p = Path(path).expanduser()
-    if p.is_file():
+    """A config file; a bare name (``classic`` or ``classic.yaml``) may also name a built-in one."""
+    # os.path, not Path: it answers False, not an error, for names too long or
+    # with NUL bytes, and leaves an unknown ~user as it is.
+    p = Path(os.path.expanduser(path))
+    if os.path.isfile(p):
         return p
     text = os.fspath(path)
-    if _is_bare(text):
-        for candidate in (CONFIGS_DIR / text, CONFIGS_DIR / f"{text}.yaml"):
-            if candidate.is_file():
-                return candidate
+    shipped = shipped_file(text)
+    if shipped is not None:
+        return shipped
+    if os.path.exists(p):  # a directory or a device: reading it says which
+        return p
     raise ConfigError(text, None, "config file not found")
 
 
 def _resolve_extends(name: Any, child: Path) -> Path:
     if not isinstance(name, str) or not name.strip():
+        raise ConfigError(child, "extends", f"expected a config file name, got {quoted(name)}")
+    if os.path.isfile(child.parent / name):
+        return child.parent / name
+    shipped = shipped_file(name)
+    if shipped is None:
         raise ConfigError(
-            child, "extends", f"expected a config file name, got {name!r}"
+            child,
+            "extends",
+            f"cannot find {quoted(name)} next to this file or among the built-in configs",
         )
-    candidates = [child.parent / name]
-    if _is_bare(name):
-        candidates += [CONFIGS_DIR / name, CONFIGS_DIR / f"{name}.yaml"]
-    for candidate in candidates:
-        if candidate.is_file():
-            return candidate
-    raise ConfigError(
-        child,
-        "extends",
-        f"cannot find {name!r} next to this file or in {display_path(CONFIGS_DIR)}",
-    )
+    return shipped
 
 
 def _anchor_edition(data: dict[str, Any], base_dir: Path) -> None:
     """Make a relative edition path absolute, relative to the file that names it."""
     value = data.get("edition")
     if isinstance(value, str) and is_edition_path(value):
-        p = Path(value).expanduser()
-        if not p.is_absolute() and (base_dir / p).is_file():
+        p = Path(os.path.expanduser(value))
+        if not p.is_absolute() and os.path.isfile(base_dir / p):
             p = base_dir / p
-        data["edition"] = str(p.resolve()) if p.is_file() else value
+        data["edition"] = str(p.resolve()) if os.path.isfile(p) else value
 
 
 def _load_chain(path: Path, stack: tuple[Path, ...]) -> tuple[dict[str, Any], Origin]:
@@ -298,7 +368,7 @@ def _load_chain(path: Path, stack: tuple[Path, ...]) -> tuple[dict[str, Any], Or
 
 def _override(data: dict[str, Any], origin: Origin, item: str, top: Path) -> None:
     """Apply one ``key.path=value`` override; the value is YAML (``true``, ``6``, ``[a, b]``)."""
-    source = f"{display_path(top)} --set {item}"
+    source = f"{display_path(top)} --set {clip(item)}"
     key, sep, text = item.partition("=")
     parts = tuple(p.strip() for p in key.split("."))
     if not sep or not all(parts):
@@ -313,14 +383,7 @@ def _override(data: dict[str, Any], origin: Origin, item: str, top: Path) -> Non
             else f" (known keys here: {', '.join(known)})"
         )
         raise ConfigError(source, ".".join(parts), f"unknown key{extra}")
-    try:
-        value = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError(
-            source,
-            ".".join(parts),
-            f"value is not valid YAML: {' '.join(str(exc).split())}",
-        ) from None
+    value = parse_yaml(text, source, ".".join(parts))
     node = data
     for part in parts[:-1]:
         if not isinstance(node.get(part), dict):
@@ -363,7 +426,7 @@ def load_config(
     data, origin = _load_chain(top, ())
     if origin.get(("name",)) != display_path(top):
         # A name identifies this file's runs: it is not inherited.
-        data["name"] = top.stem
+        data["name"] = top.stem[:MAX_NAME_LENGTH]
     for item in overrides:
         _override(data, origin, item, top)
     return validate_config(data, top, lambda loc: _blame(origin, loc))
@@ -410,79 +473,3 @@ def config_hash(cfg: GameConfig) -> str:
         canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=True
     )
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-@dataclass(frozen=True, eq=False)
-class CompiledConfig:
-    """Everything the compiled kernel needs, as flat numpy arrays (see ``engine.layout``).
-
-    The arrays are left writeable so numba sees one array type; treat them as read-only.
-    """
-
-    ci: np.ndarray  # int64[NCI], C_* indices
-    cf: np.ndarray  # float64[NCF], F_* indices
-    pp: np.ndarray  # float64[players, NPP], P_* per seat
-    deck_counts: np.ndarray  # int64[NK], all decks
-    points: np.ndarray  # int64[NK]
-    wish_icons: np.ndarray  # int64[NK], 1 where the kind bears the Wishing Icon
-    edition_name: str
-    seat_policies: list[str]
-    rules: dict[str, Any] = field(default_factory=dict)
-
-
-def compile_config(cfg: GameConfig) -> CompiledConfig:
-    """Lower a validated config to the kernel's arrays."""
-    ed = cfg.edition_spec
-    hr = cfg.house_rules
-    counts = deck_counts(ed) * cfg.decks
-
-    ci = np.zeros(L.NCI, dtype=np.int64)
-    ci[L.C_PLAYERS] = cfg.players
-    ci[L.C_HAND_SIZE] = cfg.hand_size
-    ci[L.C_DECKS] = cfg.decks
-    ci[L.C_FIRST_FLIP] = L.FLIP_REDRAW if ed.first_flip == "redraw" else L.FLIP_APPLY
-    ci[L.C_WD4_WILDS_BLOCK] = ed.wd4_wilds_block
-    ci[L.C_UNO_PENALTY] = ed.uno_penalty
-    ci[L.C_SPECIAL] = _SPECIAL_CODE[ed.special_kind]
-    ci[L.C_STACK_D2_D2] = hr.stacking.draw_two_on_draw_two
-    ci[L.C_STACK_WD4_WD4] = hr.stacking.wd4_on_wd4
-    ci[L.C_STACK_WD4_D2] = hr.stacking.wd4_on_draw_two
-    ci[L.C_STACK_D2_WD4] = hr.stacking.draw_two_on_wd4
-    ci[L.C_JUMP_IN] = hr.jump_in
-    ci[L.C_SEVEN_O] = hr.seven_o
-    ci[L.C_DRAW_UNTIL_PLAY] = hr.draw_until_play
-    ci[L.C_TWO_PLAYER_REVERSE] = (
-        hr.two_player_reverse
-    )  # the kernel applies it only with 2 seats in play
-    ci[L.C_MAX_TURNS] = cfg.max_turns
-    ci[L.C_MODE] = 1 if cfg.mode == "match" else 0
-    ci[L.C_SCORING] = _SCORING_CODE[cfg.scoring]
-    ci[L.C_TARGET] = cfg.target
-    ci[L.C_MAX_ROUNDS] = cfg.max_rounds
-    ci[L.C_DECK_SIZE] = counts.sum()
-
-    cf = np.zeros(L.NCF, dtype=np.float64)
-    cf[L.F_UNO_FORGET] = cfg.behaviour.uno_forget_rate
-    cf[L.F_UNO_CATCH] = cfg.behaviour.uno_catch_rate
-    cf[L.F_MOVIE_FAIL] = cfg.behaviour.movie_madness_fail_rate
-    cf[L.F_SLIP] = cfg.behaviour.dont_talk_slip_rate
-
-    seats = cfg.seat_policies
-    pp = np.zeros((cfg.players, L.NPP), dtype=np.float64)
-    for seat, policy in enumerate(seats):
-        params = POLICY_PARAMS[policy]
-        pp[seat, L.P_KIND] = params["kind"]
-        pp[seat, L.P_BLUFF] = params["bluff"]
-        pp[seat, L.P_CHALLENGE] = params["challenge"]
-
-    return CompiledConfig(
-        ci=ci,
-        cf=cf,
-        pp=pp,
-        deck_counts=counts,
-        points=points_by_kind(ed),
-        wish_icons=wish_icon_mask(ed),
-        edition_name=ed.name,
-        seat_policies=seats,
-        rules=resolved_rules(cfg),
-    )

@@ -1,34 +1,19 @@
 """Edition files: what is in the box, and the rules that come with it.
 
-An edition (``configs/editions/NAME.yaml``) fixes the deck, the special wild
-and the rules on which the printed sheets disagree (RULES.md sections 1, 2, 4).
-Game configs pick an edition by name or path and may override its house-rule
-and behaviour defaults.
-
-This module is also the lower layer of config loading: ``ConfigError``, the
-strict pydantic base model and the house-rules models live here so that
-``unosim.rules.config`` can build on them without an import cycle.
+An edition (``configs/editions/NAME.yaml``, shipped as package data) fixes the
+deck, the special wild and the rules on which the printed sheets disagree
+(RULES.md sections 1, 2, 4). Game configs pick an edition by name or path and
+may override its house-rule and behaviour defaults.
 """
 
 from __future__ import annotations
 
-import difflib
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import numpy as np
-import yaml
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    PrivateAttr,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
+from pydantic import Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from unosim.rules.cards import (
     NK,
@@ -42,10 +27,22 @@ from unosim.rules.cards import (
     kind,
     token,
 )
+from unosim.rules.errors import ConfigError, KeyedValueError, clip, error_from_validation, quoted
+from unosim.rules.models import Count, EditionBehaviour, HouseRules, Rate, StrictModel
+from unosim.rules.yamlio import EDITIONS_DIR, is_bare, list_shipped, read_yaml, shipped_file
 
-# Built-in configs and editions ship inside the package (package data).
-CONFIGS_DIR = Path(__file__).resolve().parent / "configs"
-EDITIONS_DIR = CONFIGS_DIR / "editions"
+__all__ = [
+    "Deck",
+    "Edition",
+    "Special",
+    "deck_counts",
+    "edition_path",
+    "is_edition_path",
+    "list_editions",
+    "load_edition",
+    "points_by_kind",
+    "wish_icon_mask",
+]
 
 NUMBER_RANKS = RANK_TOKENS[:10]
 ACTION_RANKS = RANK_TOKENS[10:]
@@ -55,251 +52,6 @@ SPECIAL_RATE = {
     "wishing_star": "wish_icons",
     "dont_talk": "slip_rate",
 }
-
-
-# --- errors -----------------------------------------------------------------
-def display_path(path: str | os.PathLike[str]) -> str:
-    """A path as short as is unambiguous: relative to the cwd when below it."""
-    p = Path(path)
-    try:
-        return str(p.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(p)
-
-
-class ConfigError(Exception):
-    """A config or edition file that cannot be used.
-
-    ``str()`` is always one line, ``FILE: KEY.PATH: message``, so the CLI can
-    print it as is and the user knows where to look.
-    """
-
-    def __init__(
-        self, source: str | os.PathLike[str] | None, key: str | None, message: str
-    ) -> None:
-        self.source = (
-            display_path(source) if isinstance(source, os.PathLike) else source
-        )
-        self.key = key or None
-        self.message = " ".join(str(message).split())
-        super().__init__(str(self))
-
-    def __str__(self) -> str:
-        return ": ".join(part for part in (self.source, self.key, self.message) if part)
-
-
-class KeyedValueError(ValueError):
-    """A validator's complaint about a key below the one being validated.
-
-    Pydantic reports model-level validator errors at the model's own location;
-    raising this lets the message name the key actually at fault.
-    """
-
-    def __init__(self, key: str | int | tuple[str | int, ...], message: str) -> None:
-        self.key = key if isinstance(key, tuple) else (key,)
-        super().__init__(message)
-
-
-def format_loc(loc: Iterable[str | int]) -> str:
-    """``('seats', 2)`` -> ``seats[2]``; ``('house_rules', 'jump_in')`` -> ``house_rules.jump_in``."""
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += ("." if out else "") + str(part)
-    return out
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def model_at(
-    model: type[BaseModel], loc: Iterable[str | int]
-) -> type[BaseModel] | None:
-    """The nested model class reached by ``loc`` from ``model``, if any."""
-    current: type[BaseModel] | None = model
-    for part in loc:
-        if (
-            current is None
-            or not isinstance(part, str)
-            or part not in current.model_fields
-        ):
-            return None
-        current = _submodel(current.model_fields[part].annotation)
-    return current
-
-
-def _submodel(annotation: Any) -> type[BaseModel] | None:
-    """The BaseModel class inside ``X`` or ``X | None``."""
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    for arg in getattr(annotation, "__args__", ()):
-        if isinstance(arg, type) and issubclass(arg, BaseModel):
-            return arg
-    return None
-
-
-def _describe(
-    err: Mapping[str, Any], model: type[BaseModel]
-) -> tuple[tuple[str | int, ...], str]:
-    """A pydantic error as (key path, plain-words message)."""
-    loc = tuple(err["loc"])
-    typ = err["type"]
-    got = _short(err.get("input"))
-    ctx = err.get("ctx") or {}
-    if typ == "value_error" and isinstance(ctx.get("error"), KeyedValueError):
-        exc = ctx["error"]
-        return loc + exc.key, str(exc)
-    if typ == "value_error":
-        return loc, str(ctx.get("error", err["msg"]))
-    if typ == "extra_forbidden":
-        parent = model_at(model, loc[:-1])
-        known = list(parent.model_fields) if parent else []
-        hint = difflib.get_close_matches(str(loc[-1]), known, n=1)
-        extra = (
-            f" (did you mean {hint[0]!r}?)"
-            if hint
-            else (f" (known keys: {', '.join(known)})" if known else "")
-        )
-        return loc, f"unknown key{extra}"
-    expected = {
-        "bool_type": "a boolean (true/false)",
-        "int_type": "an integer",
-        "float_type": "a number",
-        "string_type": "a string",
-        "list_type": "a list",
-        "dict_type": "a mapping",
-        "model_type": "a mapping",
-    }
-    if typ in expected:
-        return loc, f"expected {expected[typ]}, got {got}"
-    if typ == "literal_error":
-        return loc, f"expected {ctx.get('expected')}, got {got}"
-    if typ == "missing":
-        return loc, "required key is missing"
-    bounds = {
-        "greater_than_equal": ">=",
-        "greater_than": ">",
-        "less_than_equal": "<=",
-        "less_than": "<",
-    }
-    if typ in bounds:
-        bound = next(iter(ctx.values()), "?")
-        return loc, f"must be {bounds[typ]} {bound}, got {got}"
-    return loc, f"{err['msg']}, got {got}"
-
-
-def error_from_validation(
-    exc: ValidationError,
-    model: type[BaseModel],
-    source: str | os.PathLike[str] | None,
-    source_of: Callable[[Sequence[str | int]], str | None] | None = None,
-) -> ConfigError:
-    """The first pydantic error as a one-line ``ConfigError``.
-
-    ``source_of(loc)`` may name a different file for a key (the config that
-    set it, through ``extends:``); by default every key is blamed on ``source``.
-    """
-    # An unknown key is usually a typo and the cause of any "missing" error
-    # next to it, so it is reported first.
-    errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
-    loc, message = _describe(errors[0], model)
-    if len(errors) > 1:
-        message += (
-            f" (and {len(errors) - 1} more error{'s' if len(errors) > 2 else ''})"
-        )
-    where = source_of(loc) if source_of else None
-    return ConfigError(where or source, format_loc(loc), message)
-
-
-def read_yaml(path: Path) -> dict[str, Any]:
-    """A YAML mapping from ``path``; any problem becomes a ConfigError naming the line."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(
-            path, None, f"cannot read file: {exc.strerror or exc}"
-        ) from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        raise ConfigError(
-            path, None, f"malformed YAML: {where}{exc.problem or exc.context}"
-        ) from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(path, None, f"malformed YAML: {exc}") from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise ConfigError(
-            path,
-            None,
-            f"expected a mapping of keys at the top level, got {type(data).__name__}",
-        )
-    return data
-
-
-# --- shared strict models -----------------------------------------------------
-class StrictModel(BaseModel):
-    """Unknown keys and coercions are errors: a typo must not silently mean 'default'."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-
-Count = Annotated[int, Field(ge=0)]
-Rate = Annotated[float, Field(ge=0.0, le=1.0)]
-
-
-class Stacking(StrictModel):
-    """Which pending-draw cards may be stacked on which (RULES.md section 6)."""
-
-    draw_two_on_draw_two: bool = Field(False, title="Draw Two on Draw Two")
-    wd4_on_wd4: bool = Field(False, title="Wild Draw Four on Wild Draw Four")
-    wd4_on_draw_two: bool = Field(False, title="Wild Draw Four on Draw Two")
-    draw_two_on_wd4: bool = Field(False, title="Draw Two on Wild Draw Four")
-
-
-class HouseRules(StrictModel):
-    """RULES.md section 6; all off unless the edition or the config turns them on."""
-
-    stacking: Stacking = Field(Stacking(), title="stacking")
-    jump_in: bool = Field(False, title="jump-in")
-    seven_o: bool = Field(False, title="Seven-O")
-    draw_until_play: bool = Field(False, title="draw until you can play")
-    two_player_reverse: bool = Field(False, title="two-player Reverse as Skip")
-
-
-def house_rule_switches(model: type[BaseModel] = HouseRules, prefix: str = "house_rules"
-                        ) -> dict[str, str]:
-    """Every on/off house rule, ``{dotted key: label}`` in declaration order.
-
-    The one place a switch's key and label come from: the engine derives its
-    compiled index from this order, reports and CLI help their wording.
-
-    >>> house_rule_switches()["house_rules.stacking.wd4_on_wd4"]
-    'Wild Draw Four on Wild Draw Four'
-    """
-    out: dict[str, str] = {}
-    for name, info in model.model_fields.items():
-        key = f"{prefix}.{name}"
-        sub = info.annotation
-        if isinstance(sub, type) and issubclass(sub, BaseModel):
-            out.update(house_rule_switches(sub, key))
-        else:
-            out[key] = info.title or name
-    return out
-
-
-class EditionBehaviour(StrictModel):
-    """Player-behaviour rates an edition may set as defaults."""
-
-    uno_forget_rate: Rate = 0.0
-    uno_catch_rate: Rate = 1.0
 
 
 # --- edition models -----------------------------------------------------------
@@ -332,7 +84,7 @@ class Deck(StrictModel):
         for rank in value:
             if rank not in NUMBER_RANKS:
                 raise KeyedValueError(
-                    rank, f"unknown number rank {rank!r} (expected 0-9)"
+                    rank, f"unknown number rank {quoted(rank)} (expected 0-9)"
                 )
         return value
 
@@ -343,7 +95,7 @@ class Deck(StrictModel):
             if rank not in ACTION_RANKS:
                 raise KeyedValueError(
                     rank,
-                    f"unknown action rank {rank!r} (expected one of {', '.join(ACTION_RANKS)})",
+                    f"unknown action rank {quoted(rank)} (expected one of {', '.join(ACTION_RANKS)})",
                 )
         return value
 
@@ -371,7 +123,7 @@ class Special(StrictModel):
             try:
                 tokens.append(token(kind(tok)))
             except CardError:
-                raise KeyedValueError(i, f"unknown card token {tok!r}") from None
+                raise KeyedValueError(i, f"unknown card token {quoted(tok)}") from None
         return tokens
 
     @model_validator(mode="after")
@@ -410,7 +162,7 @@ class Edition(StrictModel):
     def _sane(self) -> Edition:
         if len({c.strip().lower() for c in self.colors}) != 4:
             raise KeyedValueError(
-                "colors", f"the four color labels must differ, got {self.colors}"
+                "colors", f"the four color labels must differ, got {quoted(self.colors)}"
             )
         if self.special and self.special.wish_icons:
             counts = deck_counts(self)
@@ -436,33 +188,35 @@ class Edition(StrictModel):
 # --- loading ------------------------------------------------------------------
 def list_editions() -> list[str]:
     """Names of the shipped editions (``configs/editions/*.yaml``)."""
-    return sorted(p.stem for p in EDITIONS_DIR.glob("*.yaml"))
+    return list_shipped(EDITIONS_DIR)
 
 
 def is_edition_path(text: str) -> bool:
-    """Whether an ``edition:`` value is a file path rather than a shipped name."""
-    return "/" in text or os.sep in text or text.endswith((".yaml", ".yml"))
+    """Whether an ``edition:`` value is a file path rather than a shipped name.
+
+    >>> is_edition_path("classic"), is_edition_path("mine.yaml")
+    (False, True)
+    """
+    return not is_bare(text) or text.endswith((".yaml", ".yml"))
 
 
-def edition_path(
-    name_or_path: str | os.PathLike[str], base_dir: Path | None = None
-) -> Path:
+def edition_path(name_or_path: str | os.PathLike[str], base_dir: Path | None = None) -> Path:
     """Where an edition lives: a shipped name, or a file path (relative to ``base_dir``)."""
     text = os.fspath(name_or_path)
     if not is_edition_path(text):
-        path = EDITIONS_DIR / f"{text}.yaml"
-        if path.is_file():
+        path = shipped_file(text, EDITIONS_DIR)
+        if path is not None:
             return path
         raise ConfigError(
             None,
             "edition",
-            f"unknown edition {text!r} (shipped: {', '.join(list_editions())}; or give a path)",
+            f"unknown edition {quoted(text)} (shipped: {', '.join(list_editions())}; or give a path)",
         )
-    path = Path(text).expanduser()
-    if not path.is_absolute() and base_dir is not None and (base_dir / path).is_file():
+    path = Path(os.path.expanduser(text))  # see config.resolve_config_path
+    if not path.is_absolute() and base_dir is not None and os.path.isfile(base_dir / path):
         path = base_dir / path
-    if not path.is_file():
-        raise ConfigError(None, "edition", f"edition file not found: {text}")
+    if not os.path.isfile(path):
+        raise ConfigError(None, "edition", f"edition file not found: {clip(text)}")
     return path
 
 

@@ -22,3 +22,15 @@ MAX_ROUNDS = 100_000
 MAX_TARGET = 1_000_000
 # The first flip needs cards left after the deal: at least this many per deck, plus one.
 FLIP_RESERVE_PER_DECK = 4
+# A run's game indices and seed are 64-bit integers in the kernel's random streams.
+MAX_GAMES = 10**12
+MAX_SEED = 2**63 - 1
+# A config or edition file is a few hundred bytes and under a hundred YAML nodes.
+# These bounds refuse hostile files (alias bombs, huge or deeply nested documents)
+# before they cost time or memory; a node reached through an alias counts at each use.
+MAX_CONFIG_BYTES = 1_000_000
+MAX_YAML_NODES = 10_000
+MAX_YAML_DEPTH = 32
+# A config's name titles its reports; its slug names the default run directory.
+MAX_NAME_LENGTH = 100
+MAX_SLUG_LENGTH = 64
