@@ -11,10 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from unosim.analysis.summary import summary_json
+from unosim.analysis.summary import summarize_run, summary_json
 from unosim.engine.batch import AGG_KEYS, simulate
-from unosim.rules.config import compile_config, load_config
-from unosim.run.runner import (
+from unosim.engine.state import compile_config
+from unosim.rules.config import load_config
+from unosim.run import (
     BackendError,
     BadOptionError,
     OutDirError,
@@ -39,6 +40,12 @@ def reference(cfg):
     return run_simulation(cfg, games=GAMES, seed=7, jobs=1, chunk_size=GAMES, progress=False)
 
 
+@pytest.fixture(scope="module")
+def reference_json(reference):
+    """The reference run's summary.json text."""
+    return summary_json(summarize_run(reference))
+
+
 def same(a: dict, b: dict) -> bool:
     return all(np.array_equal(a[k], b[k]) for k in AGG_KEYS)
 
@@ -51,23 +58,22 @@ def test_chunk_plan_covers_every_game_once():
         assert starts == sorted(starts) and starts[0] == 0
         assert all(s + c == t for (_, s, c), t in zip(plan, starts[1:] + [games], strict=True))
     assert default_chunk_size(100) == 1000  # a small run is one chunk
-    assert default_chunk_size(10**6) == 31250
-    assert default_chunk_size(10**9) == 50_000
 
 
 def test_totals_equal_one_plain_simulate(cfg, reference):
     agg, _ = simulate(compile_config(cfg), 7, 0, GAMES)
     assert same(reference.aggregates, agg)
-    assert reference.summary["games"] == GAMES == reference.summary["rounds"]
+    assert reference.aggregates["counts"][0] == GAMES == reference.aggregates["counts"][1]
+    assert (reference.seed, reference.games, reference.out) == (7, GAMES, None)
 
 
 @pytest.mark.parametrize("jobs,chunk", [(1, 1), (1, 701), (2, 500), (2, 2999)])
-def test_jobs_and_chunk_size_do_not_change_results(cfg, reference, jobs, chunk):
+def test_jobs_and_chunk_size_do_not_change_results(cfg, reference, reference_json, jobs, chunk):
     games = GAMES if chunk != 1 else 50  # chunk size 1: a short run, same check
     r = run_simulation(cfg, games=games, seed=7, jobs=jobs, chunk_size=chunk, progress=False)
     if games == GAMES:
         assert same(r.aggregates, reference.aggregates)
-        assert summary_json(r.summary) == summary_json(reference.summary)
+        assert summary_json(summarize_run(r)) == reference_json
     else:
         ref = run_simulation(cfg, games=games, seed=7, jobs=1, progress=False)
         assert same(r.aggregates, ref.aggregates)
@@ -85,12 +91,13 @@ def test_records_identical_across_chunking(cfg, tmp_path):
     pd.testing.assert_frame_equal(da, db)
     assert len(da) == 900 and sorted(set(db["game"])) == list(range(900))
     # the records agree with the aggregates
-    assert da["turns"].mean() == pytest.approx(a.summary["turns"]["mean"])
-    assert (da["winner_position"] == 0).sum() == a.summary["win_rate_by_position"][0]["wins"]
+    summary = summarize_run(a)
+    assert da["turns"].mean() == pytest.approx(summary["turns"]["mean"])
+    assert (da["winner_position"] == 0).sum() == summary["win_rate_by_position"][0]["wins"]
     assert set(da["winner_policy"]) == {"random"}
 
 
-def test_out_dir_layout_and_resume_after_lost_chunks(cfg, reference, tmp_path):
+def test_out_dir_layout_and_resume_after_lost_chunks(cfg, reference, reference_json, tmp_path):
     out = tmp_path / "run"
     r = run_simulation(cfg, games=GAMES, seed=7, jobs=1, chunk_size=500, out=out,
                        progress=False)
@@ -99,8 +106,10 @@ def test_out_dir_layout_and_resume_after_lost_chunks(cfg, reference, tmp_path):
     manifest = json.loads((out / "run.json").read_text())
     assert manifest["chunk_size"] == 500 and manifest["games"] == GAMES
     assert manifest["status"] == "complete"
-    assert (out / "summary.json").read_text() == summary_json(reference.summary)
     assert same(load_aggregates(out / "aggregates.npz"), reference.aggregates)
+    assert not (out / "summary.json").exists()  # the analysis layer writes it
+    summarize_run(r)
+    assert (out / "summary.json").read_text() == reference_json
     assert r.chunks_run == 6
     # lose two chunks (as if interrupted) and the summary: resume recomputes only those
     for i in (1, 4):
@@ -109,7 +118,8 @@ def test_out_dir_layout_and_resume_after_lost_chunks(cfg, reference, tmp_path):
     r2 = run_simulation(cfg, games=GAMES, seed=7, jobs=1, chunk_size=500, out=out,
                         resume=True, progress=False)
     assert (r2.chunks_run, r2.chunks_reused) == (2, 4)
-    assert (out / "summary.json").read_text() == summary_json(reference.summary)
+    summarize_run(r2)
+    assert (out / "summary.json").read_text() == reference_json
 
 
 @pytest.mark.parametrize("damage", ["garbage", "truncate", "flip"])
@@ -156,7 +166,7 @@ def test_non_empty_out_dir_needs_resume_or_force(cfg, tmp_path):
     (out / "notes.txt").write_text("mine")
     r = run_simulation(cfg, games=300, seed=2, jobs=1, out=out, force=True, progress=False)
     assert r.chunks_run == 1 and (out / "notes.txt").exists()  # only our files are wiped
-    assert json.loads((out / "summary.json").read_text())["seed"] == 2
+    assert json.loads((out / "run.json").read_text())["seed"] == 2
     stranger = tmp_path / "stranger"
     stranger.mkdir()
     (stranger / "f.txt").write_text("")
@@ -183,14 +193,15 @@ def test_bad_options(cfg, kw, msg):
 def test_match_mode_summary(tmp_path):
     cfg = load_config("configs/match.yaml", ["target=200"])
     r = run_simulation(cfg, games=60, seed=2, jobs=1, chunk_size=25, progress=False)
-    m = r.summary["matches"]
-    assert m["count"] == 60 and r.summary["rounds"] > 60
+    summary = summarize_run(r)
+    m = summary["matches"]
+    assert m["count"] == 60 and summary["rounds"] > 60
     assert sum(s["wins"] for s in m["win_rate_by_seat"]) + m["unfinished"]["count"] == 60
-    assert m["rounds_per_match"]["mean"] == pytest.approx(r.summary["rounds"] / 60)
+    assert m["rounds_per_match"]["mean"] == pytest.approx(summary["rounds"] / 60)
 
 
-def test_summary_schema(reference):
-    s = reference.summary
+def test_summary_contents(reference):
+    s = summarize_run(reference)
     for key in ("schema_version", "games", "rounds", "turns", "win_rate_by_position",
                 "win_rate_by_seat", "win_rate_by_policy", "stalemates", "points",
                 "cards_drawn", "draws_by_cause", "reshuffles", "special", "jumps", "swaps",
@@ -212,21 +223,21 @@ def _need_distributed() -> None:
         pytest.fail("dask.distributed is not installed: pip install -e '.[dask]'")
 
 
-def test_dask_local_cluster_matches_loky(cfg, reference, tmp_path):
+def test_dask_local_cluster_matches_loky(cfg, reference, reference_json, tmp_path):
     """The same chunks on a dask LocalCluster give the same bytes."""
     _need_distributed()
     r = run_simulation(cfg, games=GAMES, seed=7, jobs=2, chunk_size=700, backend="dask",
                        out=tmp_path / "dask", progress=False)
     assert same(r.aggregates, reference.aggregates)
-    assert (tmp_path / "dask" / "summary.json").read_text() == summary_json(reference.summary)
+    assert summary_json(summarize_run(r)) == reference_json
 
 
 def test_unreachable_scheduler_is_a_clear_error(cfg, tmp_path, monkeypatch):
     _need_distributed()
-    import unosim.run.runner as runner
+    import unosim.run.backends as backends
 
-    monkeypatch.setattr(runner, "DASK_CONNECT_TIMEOUT", 1)
-    with pytest.raises(BackendError, match="cannot reach scheduler"):
+    monkeypatch.setattr(backends, "DASK_CONNECT_TIMEOUT", 1)
+    with pytest.raises(BackendError, match="scheduler tcp://127.0.0.1:9 "):
         run_simulation(cfg, games=10, seed=1, backend="dask", scheduler="tcp://127.0.0.1:9",
                        out=tmp_path / "never", progress=False)
     assert not (tmp_path / "never").exists()  # the out dir is untouched
@@ -290,10 +301,22 @@ def test_records_match_the_replayed_games(cfg, tmp_path):
         assert end["winner"] == (None if row["stalemate"] else row["winner_seat"])
 
 
-def test_threads_backend_matches_loky(cfg, reference, tmp_path):
+def test_threads_backend_matches_loky(cfg, reference, reference_json, tmp_path):
     """Threads share one process (the kernel runs without the GIL) and each keeps
     its own state: the same bytes as processes."""
     r = run_simulation(cfg, games=GAMES, seed=7, jobs=2, chunk_size=300, backend="threads",
                        out=tmp_path / "threads", progress=False)
     assert same(r.aggregates, reference.aggregates)
-    assert (tmp_path / "threads" / "summary.json").read_text() == summary_json(reference.summary)
+    assert summary_json(summarize_run(r)) == reference_json
+
+
+def test_runner_writes_checkpoints_only_and_prints_nothing(cfg, tmp_path, capfd):
+    """Summaries and reports are the layers above's; warnings go to the callback."""
+    out = tmp_path / "r"
+    run_simulation(cfg, games=50, seed=1, jobs=1, out=out, progress=False)
+    (out / "chunks" / "chunk-000000.npz").write_bytes(b"damaged")
+    warnings: list[str] = []
+    run_simulation(cfg, games=50, seed=1, jobs=1, out=out, resume=True, progress=False,
+                   on_warning=warnings.append)
+    assert capfd.readouterr() == ("", "") and len(warnings) == 1
+    assert sorted(p.name for p in out.iterdir()) == ["aggregates.npz", "chunks", "run.json"]

@@ -1,4 +1,5 @@
-"""Statistics on per-round histograms and win counts, plus plain-language verdicts.
+"""Statistics on per-round histograms and win counts (the sentences built on them are
+``unosim.report.verdicts``).
 
 The simulator never keeps per-round samples: it aggregates each statistic into an
 exact integer histogram ``hist`` where ``hist[v]`` is the number of rounds whose
@@ -22,16 +23,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from types import ModuleType
 
 import numpy as np
 from numpy.typing import ArrayLike
-
-
-def _scipy():
-    """scipy.stats, imported on first use: it costs ~0.5 s of every CLI start."""
-    from scipy import stats
-
-    return stats
 
 __all__ = [
     "HistSummary",
@@ -40,17 +35,26 @@ __all__ = [
     "bootstrap_diff_hist",
     "chi_square_uniform",
     "ci_decimals",
+    "ci_label",
     "diff_of_means_hist",
     "format_ci",
+    "format_fixed",
     "mann_whitney_hist",
     "quantile_hist",
     "summarize_hist",
+    "t_crit",
     "two_proportion_test",
-    "verdict_length",
-    "verdict_rate",
     "welch_diff",
     "wilson_interval",
+    "z_crit",
 ]
+
+
+def _scipy() -> ModuleType:
+    """scipy.stats, imported on first use: it costs ~0.5 s of every CLI start."""
+    from scipy import stats
+
+    return stats
 
 NAN = float("nan")
 
@@ -145,7 +149,12 @@ class HistSummary:
     conf: float = 0.95
 
 
-def _t_crit(conf: float, df: float) -> float:
+def t_crit(conf: float, df: float) -> float:
+    """Two-sided critical value of Student's t with ``df`` degrees of freedom.
+
+    >>> round(t_crit(0.95, 10), 3)
+    2.228
+    """
     return float(_scipy().t.ppf(0.5 + conf / 2.0, df))
 
 
@@ -154,12 +163,12 @@ def summarize_hist(hist: ArrayLike, conf: float = 0.95) -> HistSummary:
     h = _as_hist(hist)
     n, mean, var = _moments(h)
     if n == 0:
-        return HistSummary(0, *([NAN] * 10), conf=conf)
+        return HistSummary(0, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, conf)
     nz = np.flatnonzero(h)
     std = math.sqrt(var) if n >= 2 else NAN
     sem = std / math.sqrt(n) if n >= 2 else NAN
     if n >= 2:
-        half = _t_crit(conf, n - 1) * sem
+        half = t_crit(conf, n - 1) * sem
         lo, hi = mean - half, mean + half
     else:
         lo = hi = NAN
@@ -185,7 +194,12 @@ def summarize_hist(hist: ArrayLike, conf: float = 0.95) -> HistSummary:
 # --------------------------------------------------------------------------- #
 
 
-def _z_crit(conf: float) -> float:
+def z_crit(conf: float) -> float:
+    """Two-sided critical value of the standard normal.
+
+    >>> round(z_crit(0.95), 3)
+    1.96
+    """
     return float(_scipy().norm.ppf(0.5 + conf / 2.0))
 
 
@@ -199,7 +213,7 @@ def wilson_interval(k: int, n: int, conf: float = 0.95) -> tuple[float, float, f
         raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
     if n == 0:
         return NAN, NAN, NAN
-    z = _z_crit(conf)
+    z = z_crit(conf)
     p = k / n
     z2 = z * z
     denom = n + z2
@@ -319,7 +333,7 @@ def welch_diff(m1: float, se1: float, df1: float, m2: float, se2: float, df2: fl
         # Both samples constant: the difference is known exactly.
         return d, d, d, 1.0 if d == 0 else 0.0
     df = (a + b) ** 2 / (a * a / df1 + b * b / df2)
-    half = _t_crit(conf, df) * se
+    half = t_crit(conf, df) * se
     return d, d - half, d + half, float(2.0 * _scipy().t.sf(abs(d) / se, df))
 
 
@@ -404,7 +418,7 @@ def bootstrap_diff_hist(
 
 
 # --------------------------------------------------------------------------- #
-# Formatting and verdicts
+# How many digits an interval supports
 # --------------------------------------------------------------------------- #
 
 
@@ -421,7 +435,7 @@ def ci_decimals(low: float, high: float, sig: int = 2) -> int:
     return int(min(10, max(0, sig - 1 - math.floor(math.log10(rounded)))))
 
 
-def _num(x: float, d: int, signed: bool = False) -> str:
+def format_fixed(x: float, d: int, signed: bool = False) -> str:
     """Fixed-point with thousands separators, never printing '-0.0'."""
     s = f"{x:{'+' if signed else ''},.{d}f}"
     if s.lstrip("+-").strip("0.,") == "":
@@ -429,20 +443,9 @@ def _num(x: float, d: int, signed: bool = False) -> str:
     return s
 
 
-def _conf_label(conf: float) -> str:
+def ci_label(conf: float) -> str:
+    """``"95% CI"`` for ``conf`` 0.95."""
     return f"{100.0 * conf:g}% CI"
-
-
-def _p_text(p: float) -> str:
-    return "p < 0.001" if p < 0.001 else f"p = {p:.2g}"
-
-
-def _rounds_text(n_a: int, n_b: int) -> str:
-    return f"{n_a:,} rounds each" if n_a == n_b else f"{n_a:,} and {n_b:,} rounds"
-
-
-def _sentence_start(label: str) -> str:
-    return label[:1].upper() + label[1:]
 
 
 def format_ci(
@@ -459,92 +462,5 @@ def format_ci(
     """
     d = ci_decimals(low, high) if decimals is None else decimals
     sep = " to " if (low < 0 or high < 0) else "–"
-    return f"{_num(value, d)} ({_conf_label(conf)} {_num(low, d)}{sep}{_num(high, d)})"
-
-
-def verdict_length(
-    a_label: str,
-    b_label: str,
-    diff: MeanDiff,
-    n_a: int,
-    n_b: int,
-    players: int | None = None,
-    unit: str = "turns",
-    alpha: float = 0.05,
-) -> str:
-    """One sentence saying whether rule set ``b_label`` lengthens rounds vs ``a_label``.
-
-    ``diff`` must be ``diff_of_means_hist(hist_a, hist_b)``. Significance is
-    ``p_value < alpha``; figures are rounded to 2 significant digits of the CI
-    half-width and the headline percentage to 1 significant digit of its own.
-    """
-    who = _sentence_start(b_label)
-    rounds = f"{players}-player rounds" if players else "rounds"
-    counts = _rounds_text(n_a, n_b)
-    if not all(math.isfinite(x) for x in (diff.mean1, diff.mean2, diff.p_value)):
-        return (
-            f"Not enough data to compare {rounds} under {b_label} with "
-            f"{a_label} ({counts})."
-        )
-    d = ci_decimals(diff.low, diff.high)
-    means = f"{_num(diff.mean1, d)} vs {_num(diff.mean2, d)} {unit}"
-    ci = (
-        f"{_conf_label(diff.conf)} {_num(diff.low, d, True)} to "
-        f"{_num(diff.high, d, True)}"
-    )
-    difference = f"difference {_num(diff.diff, d, True)}"
-    if not diff.p_value < alpha:
-        what = f"{players}-player round length" if players else "round length"
-        return (
-            f"{who} makes no significant difference to {what}: {means} "
-            f"({difference}, {ci}, {_p_text(diff.p_value)}, {counts})."
-        )
-    direction = "longer" if diff.diff > 0 else "shorter"
-    pct = ""
-    if math.isfinite(diff.rel_change):
-        rel_half = 100.0 * (diff.high - diff.low) / 2.0 / abs(diff.mean1)
-        pd = ci_decimals(-rel_half, rel_half, sig=1)
-        pct = f"{_num(100.0 * abs(diff.rel_change), pd)}% "
-    return (
-        f"{who} makes {rounds} {pct}{direction}: {means} "
-        f"({difference}, {ci}, {counts})."
-    )
-
-
-def verdict_rate(
-    a_label: str,
-    b_label: str,
-    what: str,
-    diff: ProportionDiff,
-    n_a: int,
-    n_b: int,
-    alpha: float = 0.05,
-) -> str:
-    """One sentence comparing a rate under ``b_label`` with baseline ``a_label``.
-
-    ``diff`` must be ``two_proportion_test(k_a, n_a, k_b, n_b)``; ``what`` is a
-    clause such as "the first player wins". Differences are in percentage
-    points, rounded to 2 significant digits of the CI half-width.
-    """
-    counts = _rounds_text(n_a, n_b)
-    if not all(math.isfinite(x) for x in (diff.rate1, diff.rate2, diff.p_value)):
-        return (
-            f"Not enough data to compare how often {what} under {b_label} with "
-            f"{a_label} ({counts})."
-        )
-    lo, hi = 100.0 * diff.low, 100.0 * diff.high
-    d = ci_decimals(lo, hi)
-    rates = (
-        f"With {b_label} {what} {_num(100.0 * diff.rate2, d)}% of rounds "
-        f"vs {_num(100.0 * diff.rate1, d)}%"
-    )
-    detail = (
-        f"difference {_num(100.0 * diff.diff, d, True)} points, "
-        f"{_conf_label(diff.conf)} {_num(lo, d, True)} to {_num(hi, d, True)}"
-    )
-    if not diff.p_value < alpha:
-        return (
-            f"{rates}, no significant difference ({detail}, "
-            f"{_p_text(diff.p_value)}, {counts})."
-        )
-    return f"{rates} ({detail}, {counts})."
+    return (f"{format_fixed(value, d)} ({ci_label(conf)} "
+            f"{format_fixed(low, d)}{sep}{format_fixed(high, d)})")

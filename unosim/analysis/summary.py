@@ -6,7 +6,8 @@ byte-identical ``summary.json`` whatever the jobs, backend, chunk size or
 resumes (run-specific facts live in ``run.json``). Rates of whole-run counts
 carry 95% Wilson intervals; means of per-round histograms carry t intervals.
 
-Schema (``schema_version`` 1), every mean is per round unless named otherwise:
+Schema (``schema_version`` 1; the JSON Schema is ``summary.schema.json`` next to
+this module, see `SCHEMA_PATH`), every mean is per round unless named otherwise:
 
 - ``games`` (rounds, or matches in match mode), ``rounds``;
 - ``turns``, ``points``, ``cards_drawn``: ``{n, mean, std, sem, median, p10, p90,
@@ -19,7 +20,8 @@ Schema (``schema_version`` 1), every mean is per round unless named otherwise:
 - ``stalemates`` ``{count, rate, low, high}``;
 - ``cards_played``, ``reshuffles``, ``jumps``, ``swaps``, ``challenges``: means;
 - ``draws_by_cause``: mean cards drawn per round for each cause of
-  ``engine.layout.CAUSES``; ``special``: ``{plays_per_round, cards_drawn_per_round}``;
+  ``engine.state.CAUSES``; ``special``: ``{card, plays_per_round,
+  cards_drawn_per_round}`` (``card`` is the edition's special wild, or null);
 - ``matches`` (match mode only): ``{count, rounds_per_match, win_rate_by_seat,
   win_rate_by_policy, unfinished, margin}``;
 - ``seed``, ``config_hash``, ``unosim_version``, ``config_name`` and ``config``
@@ -31,16 +33,22 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from unosim import __version__
 from unosim.analysis.stats import ci_decimals, format_ci, summarize_hist, wilson_interval
-from unosim.engine import layout as L
+from unosim.engine import state as L
 from unosim.rules.config import GameConfig, config_hash, config_to_dict
+from unosim.run.files import atomic_write
+
+if TYPE_CHECKING:
+    from unosim.run import RunResult
 
 SCHEMA_VERSION = 1
+SCHEMA_PATH = Path(__file__).with_name("summary.schema.json")
 
 _HIST_FIELDS = ("n", "mean", "std", "sem", "median", "p10", "p90", "min", "max",
                 "ci_low", "ci_high")
@@ -141,6 +149,19 @@ def build_summary(agg: dict[str, np.ndarray], cfg: GameConfig, *, seed: int,
 def summary_json(summary: dict[str, Any]) -> str:
     """Canonical text of a summary: stable key order, so equal runs give equal bytes."""
     return json.dumps(summary, indent=2, allow_nan=False) + "\n"
+
+
+def summarize_run(result: RunResult) -> dict[str, Any]:
+    """The summary of a finished run, also written to its out dir's ``summary.json``.
+
+    Written atomically, after the runner has marked the run complete: the
+    summary is derived from ``aggregates.npz``, so a resumed run rewrites it.
+    """
+    summary = build_summary(result.aggregates, result.cfg, seed=result.seed, games=result.games)
+    if result.out is not None:
+        text = summary_json(summary).encode()
+        atomic_write(result.out / "summary.json", lambda f: f.write(text))
+    return summary
 
 
 def format_text(summary: dict[str, Any], elapsed: float | None = None,

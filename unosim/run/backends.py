@@ -1,0 +1,216 @@
+"""Where chunks run: in process, a loky process pool, threads, or a dask cluster.
+
+Every backend maps chunk tasks to finished chunks in completion order; which
+one runs a chunk never changes its result. Workers import this module to run
+`chunk_task`, so it imports no config layer (pydantic) or statistics (scipy).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import signal
+import threading
+import warnings
+from collections.abc import Callable, Generator, Iterator
+from typing import Any
+
+import numpy as np
+
+from unosim.engine.batch import simulate
+from unosim.run.errors import BackendError
+
+__all__ = ["BACKENDS", "DASK_CONNECT_TIMEOUT", "Executor", "chunk_task", "executor"]
+
+BACKENDS = ("loky", "threads", "dask")
+DASK_CONNECT_TIMEOUT = 5  # seconds
+
+ChunkResult = tuple[int, dict[str, np.ndarray], np.ndarray | None]  # index, aggregates, records
+Executor = Callable[[list[tuple[int, int, int]]], Generator[ChunkResult, None, None]]
+
+
+class _WorkerState(threading.local):
+    """Per thread: the kernel releases the GIL, so threads of one process (the
+    threads backend, a multi-threaded dask worker) must never share state."""
+
+    key: str | None = None
+    state: Any = None
+    quiet: bool = False
+
+
+_WORKER = _WorkerState()
+
+
+def chunk_task(cc: Any, key: str, seed: int, index: int, start: int, count: int,
+               records: bool, parent: int) -> ChunkResult:
+    """Simulate one chunk; a worker keeps its state arrays across chunks of one config.
+
+    ``parent`` is the pid of the process that runs the run.
+    """
+    if not _WORKER.quiet and os.getpid() != parent:
+        # Ctrl-C reaches the whole process group: the parent decides what happens
+        # (it kills the pool), so worker processes must not die noisily first. The
+        # parent keeps its handler, also when joblib runs a lone task in it.
+        with contextlib.suppress(ValueError):  # not the main thread (dask)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        _WORKER.quiet = True
+    if _WORKER.key != key:
+        from unosim.engine.state import alloc_state
+
+        _WORKER.key, _WORKER.state = key, alloc_state(cc, trace=False)
+    agg, rec = simulate(cc, seed, start, count, records, state=_WORKER.state)
+    return index, agg, rec
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Ignore SIGINT while child processes are spawned (they keep ignoring it)."""
+    try:
+        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: nothing to protect
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def _probe(scheduler: str) -> None:
+    """Check ``scheduler``'s address, then connect and shake hands, all within the timeout.
+
+    ``Client(timeout=...)`` bounds only the TCP connect: a server that accepts
+    but never answers the dask handshake (an HTTP server) would hang it for
+    good, one that answers garbage makes it allocate what the garbage says,
+    and a malformed address leaves a half-built client whose ``__del__``
+    blocks the exit. Probing first avoids all three; the probe runs its own
+    event loop in a thread, so it works under a running loop too (Jupyter).
+    An unreachable address raises OSError, as ``Client`` would.
+    """
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from distributed.comm import (
+        CommClosedError,
+        connect,
+        get_address_host_port,
+        parse_address,
+    )
+
+    try:
+        if parse_address(scheduler)[0] != "inproc":  # in this process: no host, no port
+            port = get_address_host_port(scheduler)[1]
+            if not 0 < port < 2**16:
+                raise ValueError(f"port {port} out of range")
+    except ValueError as exc:
+        raise BackendError(f"bad scheduler address {scheduler!r} ({_one_line(exc)}); "
+                           "expected tcp://HOST:PORT") from None
+
+    async def shake_hands() -> None:
+        comm = await asyncio.wait_for(connect(scheduler, timeout=DASK_CONNECT_TIMEOUT),
+                                      DASK_CONNECT_TIMEOUT)
+        await comm.close()
+
+    try:
+        with ThreadPoolExecutor(1) as thread:
+            thread.submit(asyncio.run, shake_hands()).result()
+    except OSError as exc:
+        if not isinstance(exc, (TimeoutError, CommClosedError)):
+            raise  # unreachable: the caller says so
+        raise _not_dask(scheduler, exc) from None  # connected, then silence or a hang-up
+    except Exception as exc:  # bytes that are no dask message (a frame size, msgpack)
+        raise _not_dask(scheduler, exc) from None
+
+
+def _not_dask(scheduler: str, exc: Exception) -> BackendError:
+    why = "" if isinstance(exc, TimeoutError) else f" ({_one_line(exc)})"
+    return BackendError(f"scheduler {scheduler} did not answer as a dask scheduler within "
+                        f"{DASK_CONNECT_TIMEOUT} s{why}")
+
+
+def _one_line(exc: BaseException) -> str:
+    """An exception's message on one line, cut short (dask's can span lines)."""
+    return (" ".join(str(exc).split()) or type(exc).__name__)[:200]
+
+
+@contextlib.contextmanager
+def _dask(scheduler: str | None, jobs: int | None) -> Iterator[int]:
+    """A joblib dask backend on ``scheduler`` or a LocalCluster; yields n_jobs."""
+    try:
+        import joblib
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise BackendError("the dask backend needs dask.distributed: "
+                           "pip install 'unosim[dask]'") from None
+    for name in ("distributed", "tornado", "asyncio"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    cluster = None
+    try:
+        if scheduler:
+            _probe(scheduler)
+            client = Client(scheduler, timeout=DASK_CONNECT_TIMEOUT, set_as_default=False)
+        else:
+            with _sigint_ignored(), warnings.catch_warnings():
+                # Ctrl-C is ours (the workers inherit SIG_IGN); the scheduler's HTTP
+                # server moving off a busy port 8787 is not the user's concern.
+                warnings.filterwarnings("ignore", message="Port .* is already in use")
+                cluster = LocalCluster(n_workers=jobs or joblib.cpu_count(),
+                                       threads_per_worker=1, processes=True,
+                                       dashboard_address=None, silence_logs=logging.CRITICAL)
+            client = Client(cluster, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as exc:
+        if cluster is not None:
+            cluster.close()
+        where = f"scheduler {scheduler}" if scheduler else "a local dask cluster"
+        raise BackendError(f"cannot reach {where} within {DASK_CONNECT_TIMEOUT} s: "
+                           f"{_one_line(exc)}") from None
+    try:
+        with joblib.parallel_config(backend="dask", client=client,
+                                    wait_for_workers_timeout=DASK_CONNECT_TIMEOUT):
+            yield jobs or -1
+    finally:
+        with contextlib.suppress(Exception):
+            client.close(timeout=2)
+        if cluster is not None:
+            with contextlib.suppress(Exception):
+                cluster.close(timeout=2)
+
+
+@contextlib.contextmanager
+def executor(cc: Any, key: str, seed: int, records: bool, jobs: int, backend: str,
+             scheduler: str | None) -> Iterator[Executor]:
+    """A function mapping chunk tasks to finished chunks in completion order.
+
+    Entered before the out dir is touched, so an unreachable cluster leaves no trace.
+    """
+    parent = os.getpid()
+
+    def local(tasks: list[tuple[int, int, int]]) -> Generator[ChunkResult, None, None]:
+        for index, start, count in tasks:  # in-process: no pool to start
+            yield chunk_task(cc, key, seed, index, start, count, records, parent)
+
+    def pool(n_jobs: int, **kw: Any) -> Executor:
+        def go(tasks: list[tuple[int, int, int]]) -> Generator[ChunkResult, None, None]:
+            from joblib import Parallel, delayed
+
+            if not tasks:
+                return
+            calls = (delayed(chunk_task)(cc, key, seed, i, s, c, records, parent)
+                     for i, s, c in tasks)
+            n = min(n_jobs, len(tasks)) if n_jobs > 0 else n_jobs
+            yield from Parallel(n_jobs=n, batch_size=1, return_as="generator_unordered",
+                                **kw)(calls)
+        return go
+
+    if backend in ("loky", "threads"):
+        if jobs == 1:
+            yield local
+        else:
+            # threads share the loaded kernel (it runs without the GIL): no
+            # worker start-up, which dominates runs of a few seconds
+            run_pool = pool(jobs, backend="loky" if backend == "loky" else "threading")
+            yield lambda tasks: local(tasks) if len(tasks) == 1 else run_pool(tasks)
+        return
+    with _dask(scheduler, None if scheduler else jobs) as n_jobs:
+        yield pool(n_jobs)

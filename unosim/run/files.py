@@ -1,0 +1,53 @@
+"""How unosim writes files and names directories: atomically, and never from a raw name.
+
+Every file the project writes goes through `atomic_write` (a temp file in the
+same directory, then ``os.replace``), so a reader, a crash, a full disk or a
+file-size limit never leaves half a file behind: the old file stays whole or
+the new one is complete. Directory names derived from user text (a config's
+``name``, a sweep cell's values) go through `unosim.rules.config.name_slug`, so no name is ever a path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+__all__ = ["atomic_write", "write_json", "write_text"]
+
+
+
+def atomic_write(path: str | os.PathLike[str], write: Callable[[Any], None]) -> None:
+    """Call ``write`` on a binary temp file next to ``path``, then rename it to ``path``.
+
+    A failed write (full disk, file-size limit) removes the temp file, leaves
+    any old ``path`` intact and raises ``OSError`` naming ``path``. No fsync:
+    it would cost more than the aggregation itself, and the one case it guards
+    against (an OS crash leaving a renamed but empty file) is caught by the
+    chunk checksum on resume anyway.
+    """
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        with open(tmp, "wb") as f:
+            write(f)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+
+
+def write_text(path: str | os.PathLike[str], text: str) -> None:
+    """``text`` as UTF-8, written atomically."""
+    data = text.encode("utf-8")
+    atomic_write(path, lambda f: f.write(data))
+
+
+def write_json(path: str | os.PathLike[str], data: Any) -> None:
+    """``data`` as indented JSON, written atomically."""
+    write_text(path, json.dumps(data, indent=2) + "\n")

@@ -1,0 +1,218 @@
+"""A run's manifest (``run.json``) and the rules for touching an out dir.
+
+The manifest says what is being run (everything a resume must find
+unchanged), then how it finished, and lists the other files written into the
+run dir (the report), so that ``--force`` can remove exactly the files a run
+wrote and nothing else. An out dir is one of:
+
+- missing or empty (a lock file aside): any run may start there;
+- a run dir (a valid ``run.json``): ``--resume`` continues the same run,
+  ``--force`` clears the run's own files (keeping anything else), and without
+  either the run is refused;
+- anything else (no or a broken ``run.json``): refused whatever the options,
+  and never changed.
+
+`check_out` only reads; `prepare_out` then writes, under the out dir's lock
+(`unosim.run.lock`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from unosim import __version__
+from unosim.run.checkpoints import CHECKPOINT_FILES, npz_writer
+from unosim.run.chunks import chunk_plan
+from unosim.run.errors import OutDirError, ResumeMismatchError
+from unosim.run.files import atomic_write, write_json
+from unosim.run.lock import is_lock_file
+
+if TYPE_CHECKING:
+    from unosim.rules.config import GameConfig
+
+__all__ = [
+    "MANIFEST",
+    "MANIFEST_VERSION",
+    "check_out",
+    "make_manifest",
+    "prepare_out",
+    "read_manifest",
+    "record_outputs",
+    "save_results",
+]
+
+MANIFEST = "run.json"
+MANIFEST_VERSION = 1
+MAX_MANIFEST = 1 << 20  # bytes; a manifest is about 1 KB
+# The files every run owns, run.json last: a clear that stops half way leaves a run dir.
+RUN_FILES = ("aggregates.npz", "summary.json", "report.md", "report.html", MANIFEST)
+_FIELDS: dict[str, type] = {
+    "manifest_version": int, "config_name": str, "config_hash": str, "rules_hash": str,
+    "seed": int, "games": int, "chunk_size": int, "records": bool, "chunks": int,
+    "unosim_version": str, "status": str}
+_TEMP = re.compile(r"\.(?P<name>.+)\.tmp-\d+")  # `atomic_write`'s temp file of `name`
+
+
+def make_manifest(cfg: GameConfig, key: str, seed: int, games: int, chunk_size: int,
+                  records: bool) -> dict[str, Any]:
+    """``run.json``'s first content: everything a resume must find unchanged."""
+    from unosim.rules.config import config_hash
+
+    # rules_hash ignores games and seed, so a resume can say which of them changed
+    rules = config_hash(cfg.model_copy(update={"games": 1, "seed": 0}))
+    return {"manifest_version": MANIFEST_VERSION, "config_name": cfg.name, "config_hash": key,
+            "rules_hash": rules,
+            "seed": seed, "games": games, "chunk_size": chunk_size, "records": records,
+            "chunks": len(chunk_plan(games, chunk_size)), "unosim_version": __version__}
+
+
+def _plain_name(name: Any) -> bool:
+    """A file name directly inside the run dir (never a path, never the lock)."""
+    return (isinstance(name, str) and name not in ("", ".", "..") and "/" not in name
+            and "\0" not in name and not is_lock_file(name))
+
+
+def _problem(data: Any) -> str | None:
+    """What makes ``data`` no manifest of this unosim, or None."""
+    if not isinstance(data, dict):
+        return "not a JSON object"
+    for field, kind in _FIELDS.items():
+        value = data.get(field)
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            return f"{field!r} is missing or not {kind.__name__}"
+        if isinstance(value, int) and value < 0:
+            return f"{field!r} is negative"
+    if data["manifest_version"] != MANIFEST_VERSION:
+        return f"manifest version {data['manifest_version']}, this unosim reads {MANIFEST_VERSION}"
+    outputs = data.get("outputs", [])
+    if not isinstance(outputs, list) or not all(_plain_name(n) for n in outputs):
+        return "'outputs' is not a list of file names"
+    return None
+
+
+def read_manifest(out: Path) -> dict[str, Any]:
+    """The validated ``run.json`` of ``out``; `OutDirError` (one line) when it is not one."""
+    path = out / MANIFEST
+    try:
+        if path.stat().st_size > MAX_MANIFEST:
+            raise ValueError(f"larger than {MAX_MANIFEST:,} bytes")
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError) as exc:
+        problem: str | None = f"unreadable: {getattr(exc, 'strerror', None) or exc}"
+    else:
+        problem = _problem(data)
+    if problem is not None:
+        raise OutDirError(f"{path} is not a unosim run manifest ({problem}); nothing was "
+                          "changed: fix or remove it, or use another --out")
+    return data
+
+
+def _contents(out: Path) -> list[Path]:
+    """What ``out`` holds, its lock aside."""
+    return [p for p in out.iterdir() if not is_lock_file(p.name)]
+
+
+def check_out(out: Path, manifest: dict[str, Any], resume: bool, force: bool,
+              warn: Callable[[str], None]) -> dict[str, Any] | None:
+    """Refuse an out dir that must not be touched; the old manifest when it holds a run.
+
+    Reads only. None means ``out`` is missing or empty.
+    """
+    if out.exists() and not out.is_dir():
+        raise OutDirError(f"out dir {out} exists and is not a directory")
+    if not out.is_dir() or not _contents(out):
+        return None
+    if not (out / MANIFEST).is_file():
+        what = f"cannot resume: {out}" if resume else f"out dir {out} is not empty and"
+        raise OutDirError(f"{what} holds no unosim run (no {MANIFEST}); --force only clears a "
+                          "run dir: use another --out")
+    old = read_manifest(out)
+    if resume:
+        diffs = ["config changed"] if old["rules_hash"] != manifest["rules_hash"] else []
+        diffs += [f"{k} {old[k]!r} -> {manifest[k]!r}"
+                  for k in ("seed", "games", "chunk_size", "records") if old[k] != manifest[k]]
+        if diffs:
+            what = "; ".join(diffs)
+            raise ResumeMismatchError(f"cannot resume {out}: it holds a different run ({what}); "
+                                      "use the original options, another --out, or --force")
+        if old["unosim_version"] != __version__:
+            warn(f"resuming a run started by unosim {old['unosim_version']} with {__version__}")
+    elif not force:
+        raise OutDirError(f"out dir {out} is not empty (it holds a run): use --resume to "
+                          "continue it, --force to overwrite it, or another --out")
+    return old
+
+
+def _owned(name: str, names: Iterable[str]) -> bool:
+    """Whether ``name`` is one of ``names`` or `atomic_write`'s temp file of one."""
+    m = _TEMP.fullmatch(name)
+    return name in names or (m is not None and m["name"] in names)
+
+
+def _clear(out: Path, old: dict[str, Any]) -> None:
+    """Remove the files the run of manifest ``old`` wrote into ``out``, and only those."""
+    for folder, pattern in CHECKPOINT_FILES.items():
+        d = out / folder
+        if d.is_symlink() or not d.is_dir():
+            continue
+        for p in d.iterdir():
+            if (pattern.fullmatch(p.name) or _TEMP.fullmatch(p.name)) and not p.is_dir():
+                p.unlink()
+        if not any(d.iterdir()):
+            d.rmdir()
+    names = (*old.get("outputs", []), *RUN_FILES)
+    for p in sorted(_contents(out), key=lambda p: p.name == MANIFEST):
+        if _owned(p.name, names) and (p.is_symlink() or not p.is_dir()):
+            p.unlink()
+
+
+def prepare_out(out: Path, manifest: dict[str, Any], old: dict[str, Any] | None,
+                wipe: bool) -> dict[str, Any]:
+    """Make a checked ``out`` ready and write its manifest; returns the manifest written.
+
+    ``wipe`` (``--force``) first removes the files of the run ``old`` describes;
+    otherwise (a resume) the report files ``old`` lists stay listed.
+    """
+    outputs = [] if wipe or old is None else old.get("outputs", [])
+    manifest = {**manifest, "outputs": outputs}
+    try:
+        if wipe and old is not None:
+            _clear(out, old)
+        (out / "chunks").mkdir(parents=True, exist_ok=True)
+        if manifest["records"]:
+            (out / "records").mkdir(exist_ok=True)
+        for d in CHECKPOINT_FILES:  # temp files of an interrupted write
+            for tmp in (out / d).glob(".*.tmp-*") if (out / d).is_dir() else ():
+                tmp.unlink()
+        write_json(out / MANIFEST, {**manifest, "status": "running"})
+    except OSError as exc:
+        raise OutDirError(f"cannot write to out dir {out}: {exc.strerror or exc}") from None
+    return manifest
+
+
+def save_results(out: Path, total: dict[str, np.ndarray], manifest: dict[str, Any],
+                 **finished: Any) -> None:
+    """The merged ``aggregates.npz``, then ``run.json`` marked complete with ``finished``."""
+    try:
+        atomic_write(out / "aggregates.npz", npz_writer(total))
+        write_json(out / MANIFEST, {**manifest, "status": "complete", **finished})
+    except OSError as exc:
+        raise OutDirError(f"cannot write results to {out}: {exc.strerror or exc}") from None
+
+
+def record_outputs(out: str | Path, paths: Iterable[str | Path]) -> None:
+    """List files written into the run dir ``out`` (its report) in its manifest.
+
+    ``--force`` then removes them with the run, so no stale report outlives it.
+    """
+    out = Path(out)
+    old = read_manifest(out)
+    here = out.resolve()
+    names = {Path(p).name for p in paths if Path(p).resolve().parent == here}
+    write_json(out / MANIFEST, {**old, "outputs": sorted({*old.get("outputs", []), *names})})
