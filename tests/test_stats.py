@@ -1,5 +1,6 @@
-"""Tests for unosim.analysis.stats: textbook values, agreement with numpy/scipy on
-expanded samples, calibration under a true null, and exact verdict wording."""
+"""Tests for unosim.analysis.stats and unosim.analysis.estimates: textbook values,
+agreement with numpy/scipy on expanded samples, calibration under a true null, and
+headline estimates with exact per-round intervals."""
 
 from __future__ import annotations
 
@@ -10,10 +11,18 @@ import numpy as np
 import pytest
 from scipy import stats as st
 
+from unosim.analysis.estimates import (
+    METRIC_BY_KEY,
+    METRICS,
+    compare_aggregates,
+    estimate,
+    metric_diff,
+    order_ci,
+    per_round_estimate,
+    per_round_se,
+)
 from unosim.analysis.stats import (
     HistSummary,
-    MeanDiff,
-    ProportionDiff,
     bootstrap_diff_hist,
     chi_square_uniform,
     ci_decimals,
@@ -23,8 +32,6 @@ from unosim.analysis.stats import (
     quantile_hist,
     summarize_hist,
     two_proportion_test,
-    verdict_length,
-    verdict_rate,
     wilson_interval,
 )
 
@@ -281,7 +288,7 @@ def test_null_difference_is_rarely_significant() -> None:
 
 
 # --------------------------------------------------------------------------- #
-# Formatting and verdicts
+# Formatting
 # --------------------------------------------------------------------------- #
 
 
@@ -296,79 +303,64 @@ def test_ci_decimals_and_format_ci() -> None:
     assert format_ci(1234.5, 1200.0, 1269.0, conf=0.9) == "1,234 (90% CI 1,200–1,269)"
 
 
-def test_verdict_longer() -> None:
-    d = MeanDiff(41.234, 46.301, 5.067, 4.771, 5.363, 5.067 / 41.234, 1e-40)
-    assert verdict_length(
-        "Standard rules",
-        "Stacking (Draw Two on Draw Two)",
-        d,
-        100_000,
-        100_000,
-        players=4,
-    ) == (
-        "Stacking (Draw Two on Draw Two) makes 4-player rounds 12.3% longer: "
-        "41.23 vs 46.30 turns (difference +5.07, 95% CI +4.77 to +5.36, "
-        "100,000 rounds each)."
-    )
+# --------------------------------------------------------------------------- #
+# Headline estimates from aggregates
+# --------------------------------------------------------------------------- #
 
 
-def test_verdict_shorter() -> None:
-    d = MeanDiff(46.3, 38.9, -7.4, -8.1, -6.7, -7.4 / 46.3, 1e-9)
-    assert verdict_length("standard", "seven-0 swapping", d, 20_000, 10_000) == (
-        "Seven-0 swapping makes rounds 16% shorter: 46.30 vs 38.90 turns "
-        "(difference -7.40, 95% CI -8.10 to -6.70, 20,000 and 10,000 rounds)."
-    )
+def fake_aggregates(rng: np.random.Generator, n: int, players: int = 4) -> dict:
+    """Aggregates of ``n`` rounds whose per-round counter 0 is a known sample."""
+    x = rng.poisson(3.0, size=n)
+    wins = np.bincount(rng.integers(0, players, size=n), minlength=players)
+    sums, sums_sq = np.zeros(24, np.int64), np.zeros(24, np.int64)
+    sums[0], sums_sq[0] = x.sum(), (x * x).sum()
+    return {"counts": np.array([n, n, 0, 0]), "sums": sums, "sums_sq": sums_sq, "x": x,
+            "turns_hist": turns_hist(rng, n), "drawn_hist": np.bincount(x),
+            "points_hist": np.bincount(rng.integers(0, 200, size=n)), "wins_pos": wins,
+            "match_rounds_hist": np.zeros(1, np.int64)}
 
 
-def test_verdict_not_significant() -> None:
-    d = MeanDiff(41.21, 41.31, 0.1, -0.2, 0.4, 0.1 / 41.21, 0.5213)
-    assert verdict_length("A", "Jump-in", d, 100_000, 100_000, players=4) == (
-        "Jump-in makes no significant difference to 4-player round length: "
-        "41.21 vs 41.31 turns (difference +0.10, 95% CI -0.20 to +0.40, "
-        "p = 0.52, 100,000 rounds each)."
-    )
+def test_per_round_interval_is_exact_from_sums_of_squares() -> None:
+    agg = fake_aggregates(np.random.default_rng(7), 5000)
+    mean, se, df = per_round_se(agg, 0)
+    x = agg["x"]
+    assert mean == pytest.approx(x.mean()) and df == len(x) - 1
+    assert se == pytest.approx(x.std(ddof=1) / math.sqrt(len(x)))
+    e = per_round_estimate(agg, 0)
+    half = st.t.ppf(0.975, len(x) - 1) * se
+    assert (e.low, e.high) == pytest.approx((mean - half, mean + half))
+    old = {k: v for k, v in agg.items() if k != "sums_sq"}  # an older unosim's aggregates
+    assert math.isnan(per_round_estimate(old, 0).low)
+    assert per_round_estimate(old, 0).value == pytest.approx(mean)
 
 
-def test_verdict_from_real_histograms() -> None:
-    rng = np.random.default_rng(4)
-    h1, h2 = turns_hist(rng, 5000), turns_hist(rng, 5000, shift=6)
-    text = verdict_length("base", "Stacking", diff_of_means_hist(h1, h2), 5000, 5000)
-    assert text.startswith("Stacking makes rounds ") and "% longer: " in text
-    assert text.endswith(", 5,000 rounds each).")
+def test_every_metric_has_an_interval_around_its_value() -> None:
+    agg = fake_aggregates(np.random.default_rng(8), 3000)
+    for m in METRICS:
+        if m.match_only or m.key == "reshuffles_per_round":
+            continue
+        e = estimate(agg, m)
+        assert e.low <= e.value <= e.high, m.key
+    med = order_ci(agg["turns_hist"], 0.5)
+    assert med.value == quantile_hist(agg["turns_hist"], 0.5) and med.low < med.high
+    ratio = estimate(agg, METRIC_BY_KEY["first_player_vs_fair"])
+    rate = estimate(agg, METRIC_BY_KEY["first_player_win_rate"])
+    assert ratio.value == pytest.approx(4 * rate.value) and ratio.high == pytest.approx(
+        4 * rate.high)
 
 
-def test_verdict_not_enough_data() -> None:
-    d = diff_of_means_hist([], [])
-    assert verdict_length("A", "B", d, 0, 0) == (
-        "Not enough data to compare rounds under B with A (0 rounds each)."
-    )
-    r = two_proportion_test(0, 0, 0, 0)
-    assert verdict_rate("A", "B", "the first player wins", r, 0, 0).startswith(
-        "Not enough data"
-    )
-
-
-def test_verdict_rate() -> None:
-    r = ProportionDiff(0.0181, 0.0122, 0.0240, 1e-9, rate1=0.2530, rate2=0.2711)
-    assert verdict_rate(
-        "no stacking", "stacking", "the first player wins", r, 100_000, 100_000
-    ) == (
-        "With stacking the first player wins 27.11% of rounds vs 25.30% "
-        "(difference +1.81 points, 95% CI +1.22 to +2.40, 100,000 rounds each)."
-    )
-    ns = ProportionDiff(0.0011, -0.0049, 0.0071, 0.7213, rate1=0.2530, rate2=0.2541)
-    assert verdict_rate(
-        "no stacking", "stacking", "the first player wins", ns, 80_000, 80_000
-    ) == (
-        "With stacking the first player wins 25.41% of rounds vs 25.30%, "
-        "no significant difference (difference +0.11 points, 95% CI -0.49 to +0.71, "
-        "p = 0.72, 80,000 rounds each)."
-    )
-
-
-def test_verdict_rate_from_counts() -> None:
-    r = two_proportion_test(2530, 10_000, 2900, 10_000)
-    text = verdict_rate("A", "stacking", "the first player wins", r, 10_000, 10_000)
-    assert text.startswith(
-        "With stacking the first player wins 29.0% of rounds vs 25.3% ("
-    )
+def test_differences_between_runs() -> None:
+    rng = np.random.default_rng(9)
+    a, b = fake_aggregates(rng, 3000), fake_aggregates(rng, 2000)
+    metrics, values, diffs = compare_aggregates([a, b])
+    assert [m.key for m in metrics] == [m.key for m in METRICS if not m.match_only]
+    assert all(diffs[m.key][0] is None for m in metrics)
+    turns = diffs["turns_mean"][1]
+    assert turns is not None and turns.test == "Welch t" and turns.low < turns.diff < turns.high
+    assert turns.diff == pytest.approx(values["turns_mean"][1].value
+                                       - values["turns_mean"][0].value)
+    ratio, rate = diffs["first_player_vs_fair"][1], diffs["first_player_win_rate"][1]
+    assert ratio is not None and rate is not None
+    assert ratio.diff == pytest.approx(4 * rate.diff) and ratio.p_value == rate.p_value
+    three = fake_aggregates(rng, 2000, players=3)
+    assert math.isnan(metric_diff(a, three, METRIC_BY_KEY["first_player_vs_fair"]).diff)

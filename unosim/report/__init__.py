@@ -1,1 +1,7 @@
-"""report layer."""
+"""report layer: pages and charts built from the analysis layer's numbers.
+
+``render`` (the document model and its Markdown / HTML templates), ``format``
+(numbers and names), ``charts`` (PNGs), ``verdicts`` (sentences); the pages:
+``run_report`` (one run), ``runs`` + ``comparison`` + ``compare`` (rule sets
+side by side), ``sweep`` (a grid of variants).
+"""

@@ -28,10 +28,15 @@ from matplotlib.ticker import (
 )
 
 from unosim.analysis import stats
+from unosim.report.format import ordinal
+from unosim.run.files import atomic_write
 
 __all__ = [
+    "COLORS",
+    "Line",
     "Series",
     "draws_chart",
+    "forest_chart",
     "grouped_rates_chart",
     "hist_chart",
     "line_chart",
@@ -66,7 +71,7 @@ def _style(ax: Axes) -> None:
 def _save(fig: Figure, path: str | Path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png", dpi=DPI, facecolor="white")
+    atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=DPI, facecolor="white"))
     return path
 
 
@@ -233,8 +238,6 @@ def hist_chart(
 
 def position_labels(n: int) -> list[str]:
     """Seat-position tick labels: 1st plays first (dealer's left), the dealer is last."""
-    def ordinal(k: int) -> str:
-        return f"{k}{'th' if 10 <= k % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(k % 10, 'th')}"
     out = [ordinal(i + 1) for i in range(n)]
     out[0] += "\n(dealer's left)"
     out[-1] += "\n(dealer)"
@@ -267,7 +270,7 @@ def _rate_limits(lows: Sequence[float], highs: Sequence[float], fair: Sequence[f
 
 def rate_chart(
     labels: Sequence[str],
-    ks: Sequence[int],
+    ks: Sequence[int] | np.ndarray,
     n: int | Sequence[int],
     fair: float | Sequence[float] | None,
     path: str | Path,
@@ -323,7 +326,7 @@ def rate_chart(
 
 def grouped_rates_chart(
     groups: Sequence[str],
-    series: Sequence[tuple[str, Sequence[int], int]],
+    series: Sequence[tuple[str, Sequence[int] | np.ndarray, int]],
     fair: float | None,
     path: str | Path,
     title: str,
