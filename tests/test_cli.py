@@ -1,13 +1,8 @@
-"""The command line: outputs, one-line errors with exit code 2, Ctrl-C and resume."""
+"""The command line: outputs and one-line errors with exit code 2 (Ctrl-C: test_signals)."""
 
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -129,40 +124,3 @@ def test_editions_table():
     assert "108" in classic and classic.rstrip().endswith("-")
     encanto = next(line for line in lines if line.startswith("encanto"))
     assert "112" in encanto and "Don't Talk" in encanto and "first_flip redraw" in encanto
-
-
-def _chunks(out: Path) -> int:
-    return len(list((out / "chunks").glob("chunk-*.npz"))) if (out / "chunks").is_dir() else 0
-
-
-def test_ctrl_c_then_resume_equals_an_uninterrupted_run(tmp_path):
-    """A real run, two workers, SIGINT to the whole process group as a terminal sends it."""
-    out = tmp_path / "run"
-    # Matches (about ten rounds each) keep the run busy for a second or two after
-    # the first chunks land, so the signal always arrives mid-run.
-    common = [str(ROOT / "configs" / "match.yaml"), "--games", "60000", "--seed", "5"]
-    cmd = [sys.executable, "-m", "unosim", "run", *common, "--chunk-size", "600",
-           "--out", str(out), "--jobs", "2"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=tmp_path, start_new_session=True)
-    deadline = time.monotonic() + 60
-    while _chunks(out) < 2 and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.01)
-    os.killpg(proc.pid, signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=60)
-    assert proc.returncode == 2, f"not interrupted mid-run: {proc.returncode} {stderr}"
-    assert stdout == ""
-    assert stderr.splitlines() == [stderr.strip()] and "interrupted" in stderr
-    assert "--resume" in stderr
-    saved = _chunks(out)
-    assert 2 <= saved < 100
-    assert not (out / "summary.json").exists()
-    r = invoke("run", *common, "--chunk-size", "600", "--out", str(out), "--jobs", "1",
-               "--resume", "-q")
-    assert r.exit_code == 0, r.output
-    assert f"{saved} of 100 chunks reused" in r.stdout
-    fresh = tmp_path / "fresh"
-    r = invoke("run", *common, "--out", str(fresh), "--jobs", "1", "--chunk-size", "60000",
-               "-q")
-    assert r.exit_code == 0, r.output
-    assert (out / "summary.json").read_bytes() == (fresh / "summary.json").read_bytes()

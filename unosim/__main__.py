@@ -2,4 +2,4 @@
 
 from unosim.cli import main
 
-main()
+main(prog_name="unosim")

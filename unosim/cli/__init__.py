@@ -1,5 +1,5 @@
 """cli layer: the only code that prints to the terminal or exits."""
 
-from unosim.cli.main import main
+from unosim.cli.app import main
 
 __all__ = ["main"]

@@ -1,0 +1,80 @@
+"""Shared options: declared once, help and completion from the layers that own them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from test_cli import CLASSIC, invoke
+
+import unosim.engine
+from unosim.cli import main, options
+from unosim.cli.console import COMPILE_NOTICE
+from unosim.rules.settings import setting_label, settings
+from unosim.run import BACKENDS
+
+
+def test_backend_choices_are_the_runners():
+    assert options.BACKENDS == BACKENDS
+
+
+@pytest.mark.parametrize("command", ["play", "run", "compare", "sweep"])
+def test_set_help_lists_every_setting(command):
+    r = invoke(command, "--help")
+    assert r.exit_code == 0
+    text = " ".join(r.stdout.split())
+    for s in settings():
+        assert f"{s.key}={s.values}" in text, s.key
+
+
+def test_shared_options_read_the_same_everywhere():
+    def help_of(command: str, flag: str) -> str:
+        ctx = main.make_context("unosim", [command, "--help"], resilient_parsing=True)
+        param = next(p for p in main.commands[command].params if flag in p.opts)
+        record = param.get_help_record(ctx)
+        assert record is not None
+        return record[1]
+
+    for flag in ("--games", "--seed", "--jobs", "--backend", "--quiet", "--set"):
+        assert len({help_of(c, flag) for c in ("run", "compare", "sweep")}) == 1, flag
+
+
+def _complete(words: str) -> list[str]:
+    env = {"_UNOSIM_COMPLETE": "bash_complete", "COMP_WORDS": words,
+           "COMP_CWORD": str(len(words.split()) - (0 if words.endswith(" ") else 1))}
+    r = CliRunner().invoke(main, [], prog_name="unosim", env=env)
+    return [line.split(",", 1)[1] for line in r.stdout.splitlines()]
+
+
+def test_shell_completion():
+    """`eval "$(_UNOSIM_COMPLETE=bash_source unosim)"`, as the README says."""
+    unosim = Path(sys.executable).with_name("unosim")  # the installed console script
+    script = subprocess.run([str(unosim)], env={"_UNOSIM_COMPLETE": "bash_source"},
+                            capture_output=True, text=True, check=True).stdout
+    assert "_UNOSIM_COMPLETE=bash_complete" in script
+    assert _complete("unosim ru") == ["run"]
+    assert _complete("unosim run classic --back") == ["--backend"]
+    assert _complete("unosim run classic --set house_rules.ju") == ["house_rules.jump_in="]
+
+
+def test_compile_notice_before_a_cold_engine(monkeypatch, tmp_path):
+    monkeypatch.setattr(unosim.engine, "is_compiled", lambda: False, raising=False)
+    r = invoke("run", CLASSIC, "--games", "20", "--out", str(tmp_path / "a"), "--no-report")
+    assert r.exit_code == 0, r.output
+    assert r.stderr.splitlines()[0] == COMPILE_NOTICE
+    r = invoke("run", CLASSIC, "--games", "20", "--out", str(tmp_path / "b"), "-q")
+    assert r.exit_code == 0 and r.stderr == ""  # --quiet: not even the notice
+    r = invoke("play", CLASSIC)
+    assert r.exit_code == 0 and r.stderr == COMPILE_NOTICE + "\n"
+    monkeypatch.setattr(unosim.engine, "is_compiled", lambda: True)
+    r = invoke("run", CLASSIC, "--games", "20", "--out", str(tmp_path / "c"), "--no-report")
+    assert r.exit_code == 0 and COMPILE_NOTICE not in r.stderr
+
+
+def test_editions_name_house_rules_by_their_labels():
+    r = invoke("editions")
+    row = next(line for line in r.stdout.splitlines() if line.startswith("classic_1992"))
+    assert setting_label("house_rules.two_player_reverse") in row

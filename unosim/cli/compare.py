@@ -1,0 +1,77 @@
+"""``unosim compare``: rule sets on the same games, every headline metric tested."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from unosim.cli import options
+from unosim.cli.console import CliError, Command, compile_notice, info, warn
+
+
+@click.command("compare", cls=Command)
+@click.argument("configs", nargs=-1, required=True, metavar="A.yaml B.yaml [C.yaml ...]")
+@options.study
+def compare_cmd(configs: tuple[str, ...], games: int | None, seed: int | None,
+                out: str | None, overrides: tuple[str, ...], jobs: int | None, backend: str,
+                scheduler: str | None, reuse: bool, resume: bool, force: bool,
+                quiet: bool) -> None:
+    """Compare rule sets: run each config on the same games, test every headline metric.
+
+    Each argument is a config file (or shipped config name) or a finished run
+    directory (holding aggregates.npz and summary.json), which is read, never
+    written: a config whose run dir would be an input's gets OUT/runs/LABEL-2
+    instead. The first is the baseline. Writes compare.md, compare.html,
+    compare.csv and charts to --out and prints one verdict per rule set.
+
+    Each config runs into its own run dir OUT/runs/LABEL. An out dir that is
+    not empty needs --resume (finish an interrupted comparison), --force (run
+    it again) or --reuse (keep the finished runs that match).
+    """
+    from unosim.report.compare import run_comparison, write_comparison
+    from unosim.report.runs import load_run, study_dir
+    from unosim.rules.config import name_slug
+
+    if len(configs) < 2:
+        raise click.UsageError("compare needs at least two configs (A.yaml B.yaml ...)")
+    cfgs: list[Any] = []
+    seeds: list[int] = []
+    prebuilt: dict[int, Any] = {}
+    for i, arg in enumerate(configs):
+        if Path(arg).is_dir():
+            try:
+                run = load_run(arg)
+            except ValueError as exc:
+                raise CliError(exc) from None
+            if overrides:
+                warn(f"--set does not apply to the finished run in {arg}")
+            prebuilt[i] = run
+            cfgs.append(run.cfg)
+            seeds.append(run.seed)
+        else:
+            cfg = options.load(arg, overrides)
+            cfgs.append(cfg)
+            seeds.append(cfg.seed if seed is None else seed)
+    fresh = [c for i, c in enumerate(cfgs) if i not in prebuilt]
+    n_games = games if games is not None else (fresh[0].games if fresh else 0)
+    out_dir = Path(out) if out is not None else Path("runs") / name_slug(
+        "compare-" + "-vs-".join(c.name for c in cfgs))
+    info(quiet, f"comparing {len(cfgs)} configs, {n_games:,} games each -> {out_dir}")
+    if fresh:
+        compile_notice(quiet)
+    with study_dir(out_dir, resume=resume, force=force, reuse=reuse,
+                   inputs=[r.out for r in prebuilt.values()], warn=warn):
+        cmp = run_comparison(cfgs, games=n_games, seeds=seeds, out=out_dir, jobs=jobs,
+                             reuse=reuse, resume=resume, force=force, progress=not quiet,
+                             prebuilt=prebuilt, on_warning=warn, backend=backend,
+                             scheduler=scheduler)
+        cmd = options.command_line("compare", list(configs), [
+            ("--games", n_games), ("--seed", seed), ("--set", overrides), ("--out", out_dir)])
+        paths = write_comparison(cmp, out_dir, command=cmd)
+    for i, verdicts in enumerate(cmp.verdicts, start=1):
+        click.echo(f"{cmp.labels[i]} vs {cmp.labels[0]}:")
+        for v in verdicts:
+            click.echo(f"  - {v}")
+    click.echo(f"written to {paths[1]} (and .md, .csv, charts)")

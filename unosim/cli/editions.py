@@ -1,0 +1,43 @@
+"""``unosim editions``: the shipped editions and how each differs from classic."""
+
+from __future__ import annotations
+
+import click
+
+from unosim.cli.console import Command
+
+
+def editions_table() -> str:
+    """One row per shipped edition, naming where it differs from classic.
+
+    House rules and behaviour rates read as the settings' declarations word them.
+    """
+    from unosim.rules.editions import deck_counts, list_editions, load_edition
+    from unosim.rules.settings import rules_on, setting_phrase
+
+    base = load_edition("classic")
+    rows = [("name", "title", "cards", "special card", "differs from classic")]
+    for name in list_editions():
+        ed = load_edition(name)
+        diffs = [f"{k} {getattr(ed, k)}".replace("True", "yes").replace("False", "no")
+                 for k in ("first_flip", "wd4_wilds_block", "uno_penalty")
+                 if getattr(ed, k) != getattr(base, k)]
+        on = rules_on(ed)
+        if on:
+            diffs.append("house rules on: " + ", ".join(on))
+        if ed.behaviour != base.behaviour:
+            diffs.append(", ".join(setting_phrase(f"behaviour.{k}", v)
+                                   for k, v in ed.behaviour.model_dump().items()))
+        special = ed.special.name if ed.special else "-"
+        rows.append((name, ed.title, str(int(deck_counts(ed).sum())), special,
+                     "; ".join(diffs) if diffs else "-"))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r[:-1], widths, strict=True)) + "  " + r[-1]
+             for r in rows]
+    return "\n".join(line.rstrip() for line in lines) + "\n"
+
+
+@click.command("editions", cls=Command)
+def editions_cmd() -> None:
+    """List the shipped editions and how each differs from classic."""
+    click.echo(editions_table(), nl=False)

@@ -1,0 +1,157 @@
+"""The options several commands share, each declared once, and the helpers they feed.
+
+Limits come from the layers that own them (``unosim.rules.limits``), the
+``--set`` keys and their help from the settings' declarations
+(``unosim.rules.settings``), read only when help or completion asks, so
+``unosim --help`` and shell completion start fast.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+from click.shell_completion import CompletionItem
+
+from unosim.rules.limits import MAX_GAMES, MAX_SEED
+
+__all__ = [
+    "BACKENDS",
+    "backend",
+    "chunk_size",
+    "command_line",
+    "force",
+    "games",
+    "jobs",
+    "load",
+    "out_dir",
+    "overrides",
+    "quiet",
+    "records",
+    "resume",
+    "reuse",
+    "scheduler",
+    "seed",
+    "study",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+# unosim.run.BACKENDS, spelled out so the CLI starts without loading the engine
+# (tests/test_cli_options.py checks they agree).
+BACKENDS = ("loky", "threads", "dask")
+
+
+class _SetOption(click.Option):
+    """``--set``: the command's help lists every settable key, completion offers them."""
+
+    def help_section(self) -> tuple[str, list[tuple[str, str]]]:
+        """A help section of its own (see `unosim.cli.console.Command.format_epilog`)."""
+        from unosim.rules.settings import settings
+
+        return "Settings (--set KEY=VALUE)", [(f"{s.key}={s.values}", s.label)
+                                              for s in settings()]
+
+
+def _complete_setting(ctx: click.Context, param: click.Parameter,
+                      incomplete: str) -> list[CompletionItem]:
+    """``--set`` keys for shell completion, each with its label."""
+    from unosim.rules.settings import settings
+
+    return [CompletionItem(f"{s.key}=", help=s.label) for s in settings()
+            if s.key.startswith(incomplete)]
+
+
+overrides: Callable[[F], F] = click.option(
+    "--set", "overrides", cls=_SetOption, multiple=True, metavar="KEY=VALUE",
+    shell_complete=_complete_setting,
+    help="Override a config key (value parsed as YAML, in every config given); repeatable. "
+         "The keys are listed below.")
+seed: Callable[[F], F] = click.option(
+    "--seed", type=click.IntRange(0, MAX_SEED), default=None,
+    help="Seed (default: each config's own `seed`).")
+games: Callable[[F], F] = click.option(
+    "--games", type=click.IntRange(1, MAX_GAMES), default=None,
+    help="Games to simulate per config: rounds, or matches in match mode "
+         "(default: the config's `games`; compare: the first config's).")
+def _not_empty(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``--out ''`` would mean the current directory: refuse it rather than write there."""
+    if value is not None and not value:
+        raise click.BadParameter("must not be empty (use --out . for the current directory)")
+    return value
+
+
+out_dir: Callable[[F], F] = click.option(
+    "--out", type=click.Path(file_okay=False), default=None, callback=_not_empty,
+    help="Output directory (default: a folder under runs/ named after the config).")
+jobs: Callable[[F], F] = click.option(
+    "--jobs", type=click.IntRange(min=1), default=None,
+    help="Parallel workers (default: all cores; 1 for runs of at most 20,000 games; "
+         "with --scheduler, the cluster's).")
+backend: Callable[[F], F] = click.option(
+    "--backend", type=click.Choice(BACKENDS), default="loky", show_default=True,
+    help="Where chunks run: local processes, threads, or dask.")
+scheduler: Callable[[F], F] = click.option(
+    "--scheduler", default=None, metavar="ADDR",
+    help="Dask scheduler address (tcp://host:port); default a LocalCluster.")
+chunk_size: Callable[[F], F] = click.option(
+    "--chunk-size", type=click.IntRange(min=1), default=None,
+    help="Games per chunk (checkpoint unit; does not change results).")
+quiet: Callable[[F], F] = click.option(
+    "--quiet", "-q", is_flag=True, help="No progress on stderr.")
+force: Callable[[F], F] = click.option(
+    "--force", is_flag=True,
+    help="Discard a previous run in --out (only the files a run wrote; a directory "
+         "holding no run is never cleared).")
+resume: Callable[[F], F] = click.option(
+    "--resume", is_flag=True, help="Continue an interrupted run in --out.")
+records: Callable[[F], F] = click.option(
+    "--records", is_flag=True, help="Also write one Parquet row per round.")
+reuse: Callable[[F], F] = click.option(
+    "--reuse", is_flag=True,
+    help="Reuse finished runs under OUT/runs that match config, seed and games.")
+
+
+def _stack(*decorators: Callable[[F], F]) -> Callable[[F], F]:
+    """Several options as one decorator, listed in help in the order given."""
+    def apply(func: F) -> F:
+        for decorator in reversed(decorators):
+            func = decorator(func)
+        return func
+    return apply
+
+
+# What compare and sweep share: several runs into one study folder, each cell a run
+# dir that resumes (--resume) or is discarded (--force) like `unosim run`'s.
+study = _stack(games, seed, out_dir, overrides, jobs, backend, scheduler, reuse, resume, force,
+               quiet)
+
+
+def load(config: str, overrides: tuple[str, ...]) -> Any:
+    """The validated config ``config`` (a file or shipped name) with ``--set`` applied."""
+    from unosim.rules.config import load_config
+
+    return load_config(config, overrides)
+
+
+def command_line(name: str, positional: list[str], options: list[tuple[str, Any]]) -> str:
+    """The command as it could be retyped: given arguments, resolved options, in order.
+
+    >>> command_line("sweep", ["classic"], [("--vary", ["players=2..4"]), ("--seed", None),
+    ...                                     ("--reuse", True), ("--out", "runs/my sweep")])
+    "unosim sweep classic --vary players=2..4 --reuse --out 'runs/my sweep'"
+    """
+    parts = ["unosim", name, *positional]
+    for opt, value in options:
+        if value is None or value is False:
+            continue
+        if value is True:
+            parts.append(opt)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                parts += [opt, str(v)]
+        else:
+            parts += [opt, str(value)]
+    return shlex.join(parts)
