@@ -4,12 +4,15 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test lint bench reports clean
+.PHONY: setup demo test lint typecheck bench reports clean
 
+# Installs the package and its tools, then compiles the engine once so the
+# first real run does not wait for numba.
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[dev,dask]'
+	$(BIN)/python -m unosim.engine.warmup
 	touch $(STAMP)
 
 setup: $(STAMP)
@@ -17,12 +20,15 @@ setup: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/unosim run configs/classic.yaml --games 100000 --seed 1 --out reports/demo --force
 
-test: $(STAMP)
-	$(BIN)/ruff check unosim tests
+test: lint typecheck
 	$(BIN)/pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check unosim tests
+	$(BIN)/ruff check unosim tests scripts
+	$(BIN)/lint-imports
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
 
 bench: $(STAMP)
 	$(BIN)/python scripts/bench.py
@@ -31,4 +37,4 @@ reports: $(STAMP)
 	$(BIN)/python scripts/examples.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache

@@ -41,7 +41,8 @@ CHAOS = ROOT / "configs" / "chaos.yaml"
 _START = """
 import time
 t = time.perf_counter()
-from unosim.rules.config import compile_config, load_config
+from unosim.rules.config import load_config
+from unosim.engine.state import compile_config
 from unosim.engine.batch import simulate
 simulate(compile_config(load_config({cfg!r})), 1, 0, 1)
 print(time.perf_counter() - t)
@@ -84,8 +85,8 @@ def cached_start() -> dict[str, float]:
 def kernel_rate(cfg_path: Path, seconds: float) -> dict[str, float]:
     """Single-core ``simulate`` throughput after warm-up, in chunks like the runner's."""
     from unosim.engine.batch import simulate
-    from unosim.engine.game import alloc_state
-    from unosim.rules.config import compile_config, load_config
+    from unosim.engine.state import alloc_state, compile_config
+    from unosim.rules.config import load_config
 
     cc = compile_config(load_config(cfg_path))
     state = alloc_state(cc, trace=False)
@@ -107,7 +108,7 @@ def runner_rate(games: int, jobs: int, work: Path) -> dict[str, float]:
     """Steady-state `run_simulation` throughput: imports, compiled code and worker
     pool already warm, so what is left is chunking, aggregation, IPC and chunk files."""
     from unosim.rules.config import load_config
-    from unosim.run.runner import run_simulation
+    from unosim.run import run_simulation
 
     cfg = load_config(CLASSIC)
     run_simulation(cfg, games=min(games, 200_000), seed=3, jobs=jobs, out=work / "warm",

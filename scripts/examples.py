@@ -28,12 +28,16 @@ from pathlib import Path
 
 from unosim import __version__
 from unosim.analysis import stats
-from unosim.engine import layout as L
+from unosim.analysis.estimates import Estimate, per_round_estimate
+from unosim.engine import state as L
 from unosim.report import charts
-from unosim.report.compare import Comparison, compact_run_dir, run_comparison, write_comparison
-from unosim.report.run_report import CAUSE_LABELS, Doc, Estimate, num_ci, pct_ci, per_round_estimate
+from unosim.report.compare import run_comparison, write_comparison
+from unosim.report.comparison import Comparison
+from unosim.report.format import CAUSE_LABELS, num_ci, pct_ci
+from unosim.report.render import Doc
 from unosim.report.sweep import Sweep, parse_vary, run_sweep, write_sweep
-from unosim.rules.config import CONFIGS_DIR, load_config
+from unosim.rules.config import load_config
+from unosim.rules.yamlio import CONFIGS_DIR
 
 REPORTS = Path(__file__).resolve().parent.parent / "reports"
 SEED = 1
@@ -91,7 +95,8 @@ def _compare(ctx: Ctx, names: Sequence[str], out: Path, games: int,
                       *[x for o in overrides for x in ("--set", o)], "--out", _rel(out)])
     ctx.log(f"  $ {cmd}")
     cfgs = [load_config(REPORTS.parent / p, overrides) for p in paths]
-    cmp = run_comparison(cfgs, games=games, seeds=[SEED] * len(cfgs), out=out, jobs=ctx.jobs)
+    cmp = run_comparison(cfgs, games=games, seeds=[SEED] * len(cfgs), out=out, jobs=ctx.jobs,
+                         force=True)
     write_comparison(cmp, out, title=title, command=cmd, intro=intro)
     return cmp, cmd
 
@@ -109,7 +114,7 @@ def _sweep(ctx: Ctx, config: str, varies: Sequence[str], out: Path, games: int
             ctx.log(f"    {i + 1}/{n} cells")
 
     sw = run_sweep(REPORTS.parent / _cfg_path(config), [parse_vary(v) for v in varies],
-                   games=games, seed=SEED, out=out, jobs=ctx.jobs, on_cell=on_cell)
+                   games=games, seed=SEED, out=out, jobs=ctx.jobs, on_cell=on_cell, force=True)
     return sw, cmd
 
 
@@ -596,8 +601,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         ctx.log(f"{name}: {title}")
         t = time.perf_counter()
         answer = fn(ctx)
-        for run_dir in sorted((REPORTS / name).glob("**/runs/*")):
-            compact_run_dir(run_dir)
         secs = time.perf_counter() - t
         ctx.log(f"  done in {secs:.0f} s")
         timings[name] = {"seconds": round(secs, 1), "games": games_note[name],
