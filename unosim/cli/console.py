@@ -53,10 +53,8 @@ def info(quiet: bool, message: str) -> None:
 
 def compile_notice(quiet: bool = False) -> None:
     """Say so before the engine compiles (a cold cache), instead of a bar stuck at 0%."""
-    try:
-        from unosim.engine import is_compiled
-    except ImportError:  # an engine that cannot tell: no notice rather than no run
-        return
+    from unosim.engine import is_compiled
+
     if not is_compiled():
         info(quiet, COMPILE_NOTICE)
 
