@@ -28,7 +28,7 @@ __all__ = ["COMPILE_NOTICE", "EXIT_ERROR", "EXIT_SIGNAL", "CliError", "Command",
 EXIT_ERROR = 2
 EXIT_SIGNAL = 128  # + the signal number: how shells report a command a signal stopped
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
-COMPILE_NOTICE = "compiling the engine, one time, about 20 s"
+COMPILE_NOTICE = "compiling the engine, one time, about 25 s"
 
 
 def one_line(message: object) -> str:

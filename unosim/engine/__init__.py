@@ -1,7 +1,7 @@
 """engine layer: the compiled rules and their Python façade.
 
 `is_compiled` tells whether this code's compiled kernel is already cached
-(a first run compiles for about 20 s); `warm` compiles it ahead of time.
+(a first run compiles for about 25 s); `warm` compiles it ahead of time.
 """
 
 from unosim.engine.jit import is_compiled

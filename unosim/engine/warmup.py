@@ -1,7 +1,7 @@
 """Compile every engine entry point into the cache, ahead of the first run.
 
 ``python -m unosim.engine.warmup`` (what ``make setup`` runs) spends the
-one-time compilation (about 20 s) up front; afterwards `is_compiled` is true
+one-time compilation (about 25 s) up front; afterwards `is_compiled` is true
 and every simulation or traced game starts at once. Prints nothing.
 """
 
