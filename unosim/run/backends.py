@@ -177,6 +177,21 @@ def _dask(scheduler: str | None, jobs: int | None) -> Iterator[int]:
                 cluster.close(timeout=2)
 
 
+_TRACKER_WARNING = "ignore:resource_tracker:UserWarning"
+
+
+def _quiet_resource_tracker() -> None:
+    """Keep loky's resource tracker from warning about workers a stopped run killed.
+
+    The tracker is a child process started with this environment; after Ctrl-C
+    or SIGTERM kills workers mid-chunk it warns about their semaphores, which is
+    expected and would bury the one-line "interrupted" message under its lines.
+    """
+    current = [w for w in os.environ.get("PYTHONWARNINGS", "").split(",") if w]
+    if _TRACKER_WARNING not in current:
+        os.environ["PYTHONWARNINGS"] = ",".join([*current, _TRACKER_WARNING])
+
+
 @contextlib.contextmanager
 def executor(cc: Any, key: str, seed: int, records: bool, jobs: int, backend: str,
              scheduler: str | None) -> Iterator[Executor]:
@@ -196,6 +211,8 @@ def executor(cc: Any, key: str, seed: int, records: bool, jobs: int, backend: st
 
             if not tasks:
                 return
+            if kw.get("backend") == "loky":
+                _quiet_resource_tracker()
             calls = (delayed(chunk_task)(cc, key, seed, i, s, c, records, parent)
                      for i, s, c in tasks)
             n = min(n_jobs, len(tasks)) if n_jobs > 0 else n_jobs
