@@ -35,6 +35,7 @@ from unosim.engine.state import (
     PH_DONE,
     R_DRAWN,
     R_POINTS,
+    R_RESHUFFLES,
     R_TURNS,
     R_WINNER,
     S_DEALER,
@@ -68,6 +69,7 @@ class Aggregates(NamedTuple):
     match_wins_seat: IntArray  # match wins by seat (a shared win counts for each)
     match_rounds_hist: IntArray  # matches by rounds played
     margin_hist: IntArray  # matches by the winner's margin over the best loser
+    match_wins_k: IntArray  # [seat, k-1]: matches won by seat, the win shared by k seats
 
 
 AGG_KEYS = Aggregates._fields
@@ -77,6 +79,13 @@ COUNT_GAMES, COUNT_ROUNDS, COUNT_STALEMATES, COUNT_UNFINISHED = 0, 1, 2, 3
 REC_GAME, REC_ROUND, REC_DEALER, REC_WINNER, REC_WINNER_POS = 0, 1, 2, 3, 4
 REC_STATS = 5  # REC_STATS + R_* (NR columns)
 REC_SEAT_POINTS = REC_STATS + NR  # one column per seat: the hand points left
+
+# Per-game features (one row per game, summed over a match's rounds): what paired
+# comparisons difference game by game. GF_WINNER is the round's (round mode) or the first
+# match winner's seat + 1 (0: none); only its equality across rule sets is meaningful.
+GF_TURNS, GF_ROUNDS, GF_DRAWN, GF_POINTS, GF_RESHUFFLES = 0, 1, 2, 3, 4
+GF_FIRST_WINS, GF_STALEMATES, GF_WINNER, GF_UNFINISHED, GF_MARGIN = 5, 6, 7, 8, 9
+NGF = 10
 
 
 def empty_aggregates(cc: KernelArrays) -> dict[str, IntArray]:
@@ -95,6 +104,7 @@ def empty_aggregates(cc: KernelArrays) -> dict[str, IntArray]:
         match_wins_seat=np.zeros(n, np.int64),
         match_rounds_hist=np.zeros(int(cc.ci[C_MAX_ROUNDS]) + 1, np.int64),
         margin_hist=np.zeros(MARGIN_BINS, np.int64),
+        match_wins_k=np.zeros((n, n), np.int64),
     )._asdict()
 
 
@@ -104,20 +114,26 @@ def merge_aggregates(a: dict[str, IntArray], b: dict[str, IntArray]) -> dict[str
 
 
 def simulate(cc: KernelArrays, seed: int, start: int, count: int, records: bool = False,
-             state: State | None = None) -> tuple[dict[str, IntArray], IntArray | None]:
+             state: State | None = None, features: IntArray | None = None
+             ) -> tuple[dict[str, IntArray], IntArray | None]:
     """Play games ``start .. start+count-1`` of ``seed``; aggregates and, if asked,
-    one record row per round (columns ``REC_*``)."""
+    one record row per round (columns ``REC_*``).
+
+    ``features``, an int64 array of shape ``(count, NGF)``, receives each game's
+    ``GF_*`` row (what a paired comparison needs, without keeping records)."""
     S = state if state is not None else alloc_state(cc, trace=False)
     C = config_tuple(cc)
     k0, k1 = seed_keys(seed)
     match = int(cc.ci[C_MODE]) == 1
     width = REC_SEAT_POINTS + int(cc.ci[C_PLAYERS])
     cap = (count * (8 if match else 1)) if records else 1
+    gf = features if features is not None else np.zeros((1, NGF), np.int64)
     while True:
         agg = empty_aggregates(cc)
         rec = np.zeros((cap, width), np.int64)
+        gf[:] = 0
         need = run_games(S, C, np.uint64(k0), np.uint64(k1), start, count, Aggregates(**agg),
-                         rec, records)
+                         rec, records, gf, features is not None)
         if not records or need <= cap:
             return agg, (rec[:need] if records else None)
         cap = need  # a match ran long: replay the chunk with room for every row
@@ -147,8 +163,9 @@ def _position(S: State, C: Config, dealer: int, w: int) -> int:
 
 @jit
 def _record_round(S: State, C: Config, g: int, rnd: int, agg: Aggregates, rec: IntArray,
-                  nrec: int, want_rec: bool) -> int:
-    """Add the finished round to ``agg`` (and a row to ``rec``); the rows needed."""
+                  nrec: int, want_rec: bool, row: IntArray, want_gf: bool) -> int:
+    """Add the finished round to ``agg`` (a row to ``rec``, its features to the game's
+    ``row``); the record rows needed."""
     s, st = S.s, S.st
     turns_h, points_h, drawn_h = agg.turns_hist, agg.points_hist, agg.drawn_hist
     sums, sums_sq, counts = agg.sums, agg.sums_sq, agg.counts
@@ -167,6 +184,8 @@ def _record_round(S: State, C: Config, g: int, rnd: int, agg: Aggregates, rec: I
         pos = _position(S, C, s[S_DEALER], w)
         agg.wins_pos[pos] += 1
         agg.wins_seat[w] += 1
+    if want_gf:
+        _add_features(st, pos, row)
     if want_rec:
         if nrec < rec.shape[0]:
             rec[nrec, REC_GAME] = g
@@ -183,16 +202,18 @@ def _record_round(S: State, C: Config, g: int, rnd: int, agg: Aggregates, rec: I
 
 
 @jit
-def _record_match(S: State, C: Config, rounds: int, nw: int, agg: Aggregates) -> None:
-    """Add the finished match (winners in ``S.winners[:nw]``) to ``agg``."""
+def _record_match(S: State, C: Config, rounds: int, nw: int, agg: Aggregates) -> int:
+    """Add the finished match (winners in ``S.winners[:nw]``) to ``agg``; its margin
+    (-1 when unfinished or no other seat)."""
     seat, winners = S.seat, S.winners
     n = C.ci[C_PLAYERS]
     agg.match_rounds_hist[min(rounds, agg.match_rounds_hist.shape[0] - 1)] += 1
     if nw == 0:
         agg.counts[COUNT_UNFINISHED] += 1
-        return
+        return -1
     for i in range(nw):
         agg.match_wins_seat[winners[i]] += 1
+        agg.match_wins_k[winners[i], nw - 1] += 1
     # margin: best loser's distance from the winner (by the variant's sense)
     w0 = winners[0]
     other = -1
@@ -202,15 +223,32 @@ def _record_match(S: State, C: Config, rounds: int, nw: int, agg: Aggregates) ->
         if other < 0 or abs(seat[q, SEAT_SCORE] - seat[w0, SEAT_SCORE]) < abs(
                 seat[other, SEAT_SCORE] - seat[w0, SEAT_SCORE]):
             other = q
-    if other >= 0:
-        m = abs(seat[w0, SEAT_SCORE] - seat[other, SEAT_SCORE])
-        agg.margin_hist[min(m, agg.margin_hist.shape[0] - 1)] += 1
+    if other < 0:
+        return -1
+    m = abs(seat[w0, SEAT_SCORE] - seat[other, SEAT_SCORE])
+    agg.margin_hist[min(m, agg.margin_hist.shape[0] - 1)] += 1
+    return m
+
+
+@jit
+def _add_features(st: IntArray, pos: int, row: IntArray) -> None:
+    """Add a finished round (its counters ``st``, the winner's position) to a game's row."""
+    row[GF_TURNS] += st[R_TURNS]
+    row[GF_ROUNDS] += 1
+    row[GF_DRAWN] += st[R_DRAWN]
+    row[GF_POINTS] += st[R_POINTS]
+    row[GF_RESHUFFLES] += st[R_RESHUFFLES]
+    if pos == 0:
+        row[GF_FIRST_WINS] += 1
+    if st[R_WINNER] < 0:
+        row[GF_STALEMATES] += 1
 
 
 @jit
 def run_games(S: State, C: Config, key0: np.uint64, key1: np.uint64, start: int, count: int,
-              agg: Aggregates, rec: IntArray, want_rec: bool) -> int:
-    """Simulate games ``start .. start+count-1`` into ``agg``.
+              agg: Aggregates, rec: IntArray, want_rec: bool, gf: IntArray,
+              want_gf: bool) -> int:
+    """Simulate games ``start .. start+count-1`` into ``agg`` (and their rows into ``gf``).
 
     A game is one round (``mode: round``; the dealer rotates with the game
     index so seats take turns at every position) or one match. Returns the
@@ -223,12 +261,15 @@ def run_games(S: State, C: Config, key0: np.uint64, key1: np.uint64, start: int,
     for g in range(start, start + count):
         seed_game(S.rng, key0, key1, g)
         agg.counts[COUNT_GAMES] += 1
+        row = gf[g - start] if want_gf else gf[0]
         if not match:
             for q in range(n):
                 seat[q, SEAT_ALIVE] = 1
             new_round(S, C, g % n)
             play_round(S, C)
-            nrec = _record_round(S, C, g, 0, agg, rec, nrec, want_rec)
+            nrec = _record_round(S, C, g, 0, agg, rec, nrec, want_rec, row, want_gf)
+            if want_gf:
+                row[GF_WINNER] = S.st[R_WINNER] + 1
             continue
         start_match(S, C)
         dealer = 0
@@ -236,11 +277,15 @@ def run_games(S: State, C: Config, key0: np.uint64, key1: np.uint64, start: int,
         while True:
             new_round(S, C, dealer)
             play_round(S, C)
-            nrec = _record_round(S, C, g, rnd, agg, rec, nrec, want_rec)
+            nrec = _record_round(S, C, g, rnd, agg, rec, nrec, want_rec, row, want_gf)
             rnd += 1
             over, nw = score_round(S, C)
             if over:
                 break
             dealer = next_dealer(S, C)
-        _record_match(S, C, rnd, nw, agg)
+        margin = _record_match(S, C, rnd, nw, agg)
+        if want_gf:
+            row[GF_WINNER] = S.winners[0] + 1 if nw > 0 else 0
+            row[GF_UNFINISHED] = 1 if nw == 0 else 0
+            row[GF_MARGIN] = max(margin, 0)
     return nrec

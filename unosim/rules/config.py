@@ -248,11 +248,11 @@ class GameConfig(StrictModel):
         )
 
 
-_NOT_SLUG = re.compile(r"[^A-Za-z0-9_-]+")
+_NOT_SLUG = re.compile(r"[^A-Za-z0-9_+-]+")  # "+" joins a variant's overrides
 
 
 def name_slug(name: str) -> str:
-    """A name as a safe directory name: ASCII letters, digits, '-' and '_'.
+    """A name as a safe directory name: ASCII letters, digits, '-', '_' and '+'.
 
     Accents are dropped, anything else becomes one '-', and the result is never
     empty, '.' or '..', so a name such as ``../../x`` or ``/abs`` cannot lead a

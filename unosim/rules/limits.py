@@ -34,3 +34,4 @@ MAX_YAML_DEPTH = 32
 # A config's name titles its reports; its slug names the default run directory.
 MAX_NAME_LENGTH = 100
 MAX_SLUG_LENGTH = 64
+DEFAULT_MAX_GAMES = 10_000_000  # the cap of a run that stops on --precision without --max-games

@@ -13,38 +13,85 @@ import os
 import signal
 import threading
 import warnings
-from collections.abc import Callable, Generator, Iterator
-from typing import Any
+from collections.abc import Callable, Generator, Iterator, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from unosim.engine.batch import simulate
+from unosim.engine.batch import NGF, simulate
 from unosim.run.errors import BackendError
 
-__all__ = ["BACKENDS", "DASK_CONNECT_TIMEOUT", "Executor", "chunk_task", "executor"]
+__all__ = ["BACKENDS", "DASK_CONNECT_TIMEOUT", "ChunkResult", "Executor", "Task", "chunk_task",
+           "executor", "pair_moments"]
 
 BACKENDS = ("loky", "threads", "dask")
 DASK_CONNECT_TIMEOUT = 5  # seconds
 
-ChunkResult = tuple[int, dict[str, np.ndarray], np.ndarray | None]  # index, aggregates, records
-Executor = Callable[[list[tuple[int, int, int]]], Generator[ChunkResult, None, None]]
+Task = tuple[int, int, int]  # index, start, count
+
+
+class ChunkResult(NamedTuple):
+    """One chunk of every config: aggregates, records and the pairs' moments."""
+
+    idx: int  # the chunk's index in the plan
+    aggs: list[dict[str, np.ndarray]]
+    recs: list[np.ndarray | None]
+    pair_sums: np.ndarray  # (pairs, 2 * NGF): sums of (features of a, features of b)
+    pair_moments: np.ndarray  # (pairs, 2 * NGF, 2 * NGF): their sums of products
+
+
+Executor = Callable[[list[Task]], Generator[ChunkResult, None, None]]
 
 
 class _WorkerState(threading.local):
     """Per thread: the kernel releases the GIL, so threads of one process (the
     threads backend, a multi-threaded dask worker) must never share state."""
 
-    key: str | None = None
-    state: Any = None
+    states: dict[str, Any]
     quiet: bool = False
+
+    def __init__(self) -> None:
+        self.states = {}
 
 
 _WORKER = _WorkerState()
+_MAX_STATES = 64  # configs whose state arrays a worker keeps (a sweep's cells)
 
 
-def chunk_task(cc: Any, key: str, seed: int, index: int, start: int, count: int,
-               records: bool, parent: int) -> ChunkResult:
-    """Simulate one chunk; a worker keeps its state arrays across chunks of one config.
+def _state(cc: Any, key: str) -> Any:
+    """The worker's state arrays for config ``key`` (kept across chunks)."""
+    states = _WORKER.states
+    if key not in states:
+        from unosim.engine.state import alloc_state
+
+        if len(states) >= _MAX_STATES:
+            states.pop(next(iter(states)))
+        states[key] = alloc_state(cc, trace=False)
+    return states[key]
+
+
+def pair_moments(features: Sequence[np.ndarray | None], pairs: tuple[tuple[int, int], ...]
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Sums and sums of products of each pair's per-game features, side by side.
+
+    Differences, correlations and paired tests of any feature (or ratio of
+    features) follow from these integers, so pairing keeps no per-game data.
+    """
+    sums = np.zeros((len(pairs), 2 * NGF), np.int64)
+    moments = np.zeros((len(pairs), 2 * NGF, 2 * NGF), np.int64)
+    for p, (a, b) in enumerate(pairs):
+        fa, fb = features[a], features[b]
+        assert fa is not None and fb is not None
+        x = np.concatenate([fa, fb], axis=1)
+        sums[p] = x.sum(axis=0)
+        moments[p] = x.T @ x
+    return sums, moments
+
+
+def chunk_task(ccs: tuple[Any, ...], keys: tuple[str, ...], seed: int, index: int,
+               start: int, count: int, records: bool, parent: int,
+               pairs: tuple[tuple[int, int], ...] = ()) -> ChunkResult:
+    """Simulate one chunk of every config (game ``g`` of each from the same stream).
 
     ``parent`` is the pid of the process that runs the run.
     """
@@ -55,12 +102,16 @@ def chunk_task(cc: Any, key: str, seed: int, index: int, start: int, count: int,
         with contextlib.suppress(ValueError):  # not the main thread (dask)
             signal.signal(signal.SIGINT, signal.SIG_IGN)
         _WORKER.quiet = True
-    if _WORKER.key != key:
-        from unosim.engine.state import alloc_state
-
-        _WORKER.key, _WORKER.state = key, alloc_state(cc, trace=False)
-    agg, rec = simulate(cc, seed, start, count, records, state=_WORKER.state)
-    return index, agg, rec
+    paired = {i for pair in pairs for i in pair}
+    aggs, recs, feats = [], [], []
+    for i, (cc, key) in enumerate(zip(ccs, keys, strict=True)):
+        f = np.zeros((count, NGF), np.int64) if i in paired else None
+        agg, rec = simulate(cc, seed, start, count, records, state=_state(cc, key), features=f)
+        aggs.append(agg)
+        recs.append(rec)
+        feats.append(f)
+    sums, moments = pair_moments(feats, pairs)
+    return ChunkResult(index, aggs, recs, sums, moments)
 
 
 @contextlib.contextmanager
@@ -193,27 +244,29 @@ def _quiet_resource_tracker() -> None:
 
 
 @contextlib.contextmanager
-def executor(cc: Any, key: str, seed: int, records: bool, jobs: int, backend: str,
-             scheduler: str | None) -> Iterator[Executor]:
+def executor(ccs: tuple[Any, ...], keys: tuple[str, ...], seed: int, records: bool, jobs: int,
+             backend: str, scheduler: str | None,
+             pairs: tuple[tuple[int, int], ...] = ()) -> Iterator[Executor]:
     """A function mapping chunk tasks to finished chunks in completion order.
 
     Entered before the out dir is touched, so an unreachable cluster leaves no trace.
     """
     parent = os.getpid()
+    args = (ccs, keys, seed)
 
-    def local(tasks: list[tuple[int, int, int]]) -> Generator[ChunkResult, None, None]:
+    def local(tasks: list[Task]) -> Generator[ChunkResult, None, None]:
         for index, start, count in tasks:  # in-process: no pool to start
-            yield chunk_task(cc, key, seed, index, start, count, records, parent)
+            yield chunk_task(*args, index, start, count, records, parent, pairs)
 
     def pool(n_jobs: int, **kw: Any) -> Executor:
-        def go(tasks: list[tuple[int, int, int]]) -> Generator[ChunkResult, None, None]:
+        def go(tasks: list[Task]) -> Generator[ChunkResult, None, None]:
             from joblib import Parallel, delayed
 
             if not tasks:
                 return
             if kw.get("backend") == "loky":
                 _quiet_resource_tracker()
-            calls = (delayed(chunk_task)(cc, key, seed, i, s, c, records, parent)
+            calls = (delayed(chunk_task)(*args, i, s, c, records, parent, pairs)
                      for i, s, c in tasks)
             n = min(n_jobs, len(tasks)) if n_jobs > 0 else n_jobs
             yield from Parallel(n_jobs=n, batch_size=1, return_as="generator_unordered",

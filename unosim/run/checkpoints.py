@@ -23,7 +23,7 @@ import numpy as np
 
 from unosim.engine import batch as K
 from unosim.engine import state as L
-from unosim.engine.batch import AGG_KEYS, merge_aggregates
+from unosim.engine.batch import AGG_KEYS
 from unosim.run.errors import OutDirError
 from unosim.run.files import atomic_write
 
@@ -32,15 +32,18 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CHECKPOINT_FILES",
+    "PAIR_KEYS",
     "load_aggregates",
+    "load_chunk",
+    "load_pair_chunk",
     "npz_writer",
     "read_arrays",
-    "reuse_chunks",
     "save_chunk",
+    "save_pair_chunk",
 ]
 
 # The files a run writes into each checkpoint folder (``--force`` removes these only).
-CHECKPOINT_FILES = {"chunks": re.compile(r"chunk-\d{6,}\.npz"),
+CHECKPOINT_FILES = {"chunks": re.compile(r"(chunk|pairs)-\d{6,}\.npz"),
                     "records": re.compile(r"part-\d{6,}\.parquet")}
 
 Chunk = tuple[int, int, int]  # index, start, count (see `chunk_plan`)
@@ -51,9 +54,12 @@ def npz_writer(arrays: dict[str, Any]) -> Callable[[Any], None]:
     return lambda f: np.savez(f, **arrays)
 
 
-def _digest(agg: dict[str, np.ndarray]) -> str:
+PAIR_KEYS = ("pair_sums", "pair_moments")
+
+
+def _digest(agg: Mapping[str, np.ndarray], keys: Collection[str] = AGG_KEYS) -> str:
     h = hashlib.sha256()
-    for k in AGG_KEYS:
+    for k in keys:
         h.update(np.ascontiguousarray(agg[k], dtype=np.int64).tobytes())
     return h.hexdigest()
 
@@ -144,27 +150,55 @@ def _load_chunk(out: Path, expect: dict[str, Any], shapes: dict[str, tuple[int, 
     return agg
 
 
-def reuse_chunks(out: Path, plan: list[Chunk], seed: int, key: str,
-                 empty: dict[str, np.ndarray], records: bool,
-                 warn: Callable[[str], None]) -> tuple[dict[str, np.ndarray], list[Chunk]]:
-    """The merged aggregates of the chunks on disk that verify, and the chunks left to run.
+def load_chunk(out: Path, chunk: Chunk, seed: int, key: str,
+               shapes: dict[str, tuple[int, ...]], records: bool) -> dict[str, np.ndarray]:
+    """The aggregates of ``chunk`` saved in ``out``; ValueError saying why they don't verify."""
+    index, start, count = chunk
+    expect = {"index": index, "start": start, "count": count, "seed": seed, "config_hash": key}
+    if not _chunk_path(out, index).exists():
+        raise FileNotFoundError(index)
+    return _load_chunk(out, expect, shapes, records)
 
-    A chunk that is present but does not verify is recomputed, with a warning.
-    """
-    shapes = {k: v.shape for k, v in empty.items()}
-    total, todo = empty, []
-    for index, start, count in plan:
-        if not _chunk_path(out, index).exists():
-            todo.append((index, start, count))
-            continue
-        expect = {"index": index, "start": start, "count": count, "seed": seed,
-                  "config_hash": key}
-        try:
-            total = merge_aggregates(total, _load_chunk(out, expect, shapes, records))
-        except ValueError as exc:
-            warn(f"chunk {index} in {out / 'chunks'} is corrupt ({exc}); recomputing it")
-            todo.append((index, start, count))
-    return total, todo
+
+def _pair_path(out: Path, index: int) -> Path:
+    return out / "chunks" / f"pairs-{index:06d}.npz"
+
+
+def save_pair_chunk(out: Path, chunk: Chunk, seed: int, keys: list[str],
+                    pairs: list[list[int]], arrays: dict[str, np.ndarray]) -> None:
+    """A chunk's paired moments (``PAIR_KEYS``), checksummed like a chunk file."""
+    index, start, count = chunk
+    meta = {"index": index, "start": start, "count": count, "seed": seed, "config_hashes": keys,
+            "pairs": pairs, "digest": _digest(arrays, PAIR_KEYS)}
+    try:
+        atomic_write(_pair_path(out, index),
+                     npz_writer({"meta": np.array(json.dumps(meta, sort_keys=True)), **arrays}))
+    except OSError as exc:
+        raise OutDirError(f"cannot write paired chunk {index} to {out}: "
+                          f"{exc.strerror or exc}") from None
+
+
+def load_pair_chunk(out: Path, chunk: Chunk, seed: int, keys: list[str],
+                    pairs: list[list[int]], shapes: dict[str, tuple[int, ...]]
+                    ) -> dict[str, np.ndarray]:
+    """The paired moments of ``chunk`` saved in ``out``; ValueError when they don't verify."""
+    index, start, count = chunk
+    path = _pair_path(out, index)
+    if not path.exists():
+        raise FileNotFoundError(index)
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+    except Exception as exc:
+        raise ValueError(f"unreadable ({type(exc).__name__}: {exc})") from None
+    expect = {"index": index, "start": start, "count": count, "seed": seed,
+              "config_hashes": keys, "pairs": pairs}
+    if not isinstance(meta, dict) or any(meta.get(k) != v for k, v in expect.items()):
+        raise ValueError("it belongs to another comparison")
+    arrays = read_arrays(path, shapes)
+    if meta.get("digest") != _digest(arrays, PAIR_KEYS):
+        raise ValueError("checksum mismatch")
+    return arrays
 
 
 def _records_table(rec: np.ndarray, cfg: GameConfig, seed: int, chunk: int) -> Any:

@@ -28,7 +28,7 @@ import numpy as np
 
 from unosim import __version__
 from unosim.run.checkpoints import CHECKPOINT_FILES, npz_writer
-from unosim.run.chunks import chunk_plan
+from unosim.run.chunks import chunk_plan, growing_plan
 from unosim.run.errors import OutDirError, ResumeMismatchError
 from unosim.run.files import atomic_write, write_json
 from unosim.run.lock import is_lock_file
@@ -60,8 +60,11 @@ _TEMP = re.compile(r"\.(?P<name>.+)\.tmp-\d+")  # `atomic_write`'s temp file of 
 
 
 def make_manifest(cfg: GameConfig, key: str, seed: int, games: int, chunk_size: int,
-                  records: bool) -> dict[str, Any]:
-    """``run.json``'s first content: everything a resume must find unchanged."""
+                  records: bool, precision: float | None = None) -> dict[str, Any]:
+    """``run.json``'s first content: everything a resume must find unchanged.
+
+    With ``precision`` the run stops once precise enough: ``games`` is its cap
+    and its chunks grow (`unosim.run.chunks.growing_plan`)."""
     from unosim.rules.config import config_hash
 
     # rules_hash ignores games and seed, so a resume can say which of them changed
@@ -69,7 +72,9 @@ def make_manifest(cfg: GameConfig, key: str, seed: int, games: int, chunk_size: 
     return {"manifest_version": MANIFEST_VERSION, "config_name": cfg.name, "config_hash": key,
             "rules_hash": rules,
             "seed": seed, "games": games, "chunk_size": chunk_size, "records": records,
-            "chunks": len(chunk_plan(games, chunk_size)), "unosim_version": __version__}
+            "chunks": len(growing_plan(games, chunk_size) if precision is not None
+                          else chunk_plan(games, chunk_size)),
+            "precision": precision, "unosim_version": __version__}
 
 
 def _plain_name(name: Any) -> bool:
@@ -135,8 +140,9 @@ def check_out(out: Path, manifest: dict[str, Any], resume: bool, force: bool,
     old = read_manifest(out)
     if resume:
         diffs = ["config changed"] if old["rules_hash"] != manifest["rules_hash"] else []
-        diffs += [f"{k} {old[k]!r} -> {manifest[k]!r}"
-                  for k in ("seed", "games", "chunk_size", "records") if old[k] != manifest[k]]
+        diffs += [f"{k} {old.get(k)!r} -> {manifest.get(k)!r}"
+                  for k in ("seed", "games", "chunk_size", "records", "precision")
+                  if old.get(k) != manifest.get(k)]
         if diffs:
             what = "; ".join(diffs)
             raise ResumeMismatchError(f"cannot resume {out}: it holds a different run ({what}); "

@@ -16,17 +16,30 @@ The runner returns aggregates: summaries are the analysis layer's
 (`unosim.analysis.summary.summarize_run`), reports the report layer's. It
 never prints except for the optional tqdm bar (warnings go to a callback),
 and never exits: errors are typed `RunError` subclasses with one-line messages.
+
+With a stopping rule (``precision``) the chunks grow from small to large and
+the rule is checked at every chunk boundary in game order: the run ends at
+the first boundary where the headline interval is narrow enough (or at the
+cap). Which games are used depends only on the seed, the configs and the
+rule, never on the backend or the number of jobs; chunks a fast worker
+finished beyond the stopping point are kept on disk but not counted.
+
+`run_lockstep` runs several configs on the same games, chunk by chunk, and
+accumulates the sums and sums of products of their per-game features for the
+pairs asked for (`unosim.run.backends.pair_moments`), from which the analysis
+layer derives paired intervals without any per-game data in memory.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 import numbers
 import os
 import sys
 import time
 import warnings as _warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -34,10 +47,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from unosim.engine.batch import empty_aggregates, merge_aggregates
-from unosim.run.backends import BACKENDS, Executor, executor
-from unosim.run.checkpoints import reuse_chunks, save_chunk
-from unosim.run.chunks import chunk_plan, default_chunk_size
+from unosim.engine.batch import NGF, empty_aggregates, merge_aggregates
+from unosim.run.backends import BACKENDS, ChunkResult, Executor, executor
+from unosim.run.checkpoints import (
+    PAIR_KEYS,
+    load_chunk,
+    load_pair_chunk,
+    save_chunk,
+    save_pair_chunk,
+)
+from unosim.run.chunks import MIN_CHUNK, chunk_plan, default_chunk_size, growing_plan
 from unosim.run.errors import BadOptionError, RunInterrupted
 from unosim.run.lock import lock_out_dir
 from unosim.run.manifest import check_out, make_manifest, prepare_out, save_results
@@ -45,10 +64,49 @@ from unosim.run.manifest import check_out, make_manifest, prepare_out, save_resu
 if TYPE_CHECKING:
     from unosim.rules.config import GameConfig
 
-__all__ = ["SMALL_RUN", "RunResult", "check_run_dir", "run_simulation"]
+__all__ = ["SMALL_RUN", "Lockstep", "RunResult", "StopRule",
+           "check_run_dir", "run_lockstep", "run_simulation", "turns_half_width"]
 
 SMALL_RUN = 20_000  # games; below this the default is one in-process job
 _KERNEL_FIELDS = ("ci", "cf", "pp", "points", "wish_icons", "deck_counts")
+Aggs = dict[str, np.ndarray]
+Pair = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class StopRule:
+    """Stop at the first chunk boundary where ``half_width(prefix) <= target``.
+
+    ``half_width(aggs, pair_sums, pair_moments, games)`` gets the merged prefix
+    (one aggregate per config, the pairs' moments, the games in it) and returns
+    the current 95% half-width of the headline quantity; ``what`` names it.
+    """
+
+    target: float
+    half_width: Callable[[list[Aggs], np.ndarray, np.ndarray, int], float]
+    what: str = "95% half-width of mean turns per round"
+    min_games: int = 2 * MIN_CHUNK  # no stop on a variance from fewer games
+
+
+def turns_half_width(aggs: list[Aggs], _sums: np.ndarray, _moments: np.ndarray,
+                     _games: int) -> float:
+    """The largest 95% t half-width of mean turns per round among ``aggs``.
+
+    The same interval the reports print (`unosim.analysis.stats.summarize_hist`).
+    """
+    from scipy import stats
+
+    worst = 0.0
+    for agg in aggs:
+        h = agg["turns_hist"].astype(np.float64)
+        x = np.arange(len(h), dtype=np.float64)
+        n = h.sum()
+        if n < 2:
+            return math.inf
+        mean = (h * x).sum() / n
+        var = (h * (x - mean) ** 2).sum() / (n - 1)
+        worst = max(worst, float(stats.t.ppf(0.975, n - 1)) * math.sqrt(var / n))
+    return worst
 
 
 @dataclass
@@ -58,20 +116,38 @@ class RunResult:
     aggregates: dict[str, np.ndarray]
     cfg: GameConfig
     seed: int
-    games: int
+    games: int  # games in the result (with a stopping rule: where it stopped)
     out: Path | None
     elapsed: float  # seconds, this invocation only
     chunk_size: int
-    chunks_total: int
+    chunks_total: int  # chunks in the result
     chunks_run: int  # computed by this invocation
     chunks_reused: int  # verified on disk (resume)
     rounds_run: int  # rounds computed by this invocation
     warnings: list[str] = field(default_factory=list)
+    stop: dict[str, Any] | None = None  # the stopping rule and how it ended
 
     @property
     def rounds_per_s(self) -> float:
         """Throughput of this invocation (rounds it simulated / wall time)."""
         return self.rounds_run / self.elapsed if self.elapsed > 0 else float("nan")
+
+
+@dataclass
+class Lockstep:
+    """Configs run on the same games: each one's run, and the pairs' moments.
+
+    ``pair_sums[p]`` and ``pair_moments[p]`` hold, for pair ``pairs[p] = (a, b)``,
+    the sums and sums of products of the per-game features ``GF_*`` of ``a``
+    (first NGF columns) and ``b`` (next NGF) over all ``games`` games.
+    """
+
+    runs: list[RunResult]
+    pairs: tuple[Pair, ...]
+    pair_sums: np.ndarray
+    pair_moments: np.ndarray
+    games: int
+    stop: dict[str, Any] | None = None
 
 
 def _progress_bar(enabled: bool, total: int, initial: int) -> Any:
@@ -97,6 +173,7 @@ def run_simulation(
     chunk_size: int | None = None,
     progress: bool = True,
     on_warning: Callable[[str], None] | None = None,
+    precision: float | None = None,
 ) -> RunResult:
     """Simulate ``games`` games of ``cfg`` from ``seed`` and merge their aggregates.
 
@@ -106,12 +183,52 @@ def run_simulation(
     terminal. Warnings (e.g. a corrupt chunk recomputed on resume) go to
     ``on_warning`` and into the result.
 
+    With ``precision``, ``games`` is the cap and the run stops at the first
+    chunk boundary where the 95% half-width of mean turns per round is at most
+    ``precision`` (`StopRule`); the result says where (``games``, ``stop``).
+
     The out dir is locked for the run (`unosim.run.lock`; a caller may hold
     the lock longer, e.g. to write a report) and must be missing, empty, or
     the run dir to ``resume`` or, with ``force``, to clear (`unosim.run.manifest`).
 
     A KeyboardInterrupt (Ctrl-C; the CLI turns SIGTERM into one too) stops the
     workers, keeps the finished chunks and raises `RunInterrupted`.
+    """
+    stop = StopRule(precision, turns_half_width) if precision is not None else None
+    return run_lockstep([cfg], games=games, seed=seed, jobs=jobs,
+                        outs=[out] if out is not None else None, records=records,
+                        resume=resume, force=force, backend=backend, scheduler=scheduler,
+                        chunk_size=chunk_size, progress=progress, on_warning=on_warning,
+                        stop=stop).runs[0]
+
+
+def run_lockstep(
+    cfgs: Sequence[GameConfig],
+    *,
+    games: int,
+    seed: int,
+    pairs: Sequence[Pair] = (),
+    stop: StopRule | None = None,
+    jobs: int | None = None,
+    outs: Sequence[str | os.PathLike[str]] | None = None,
+    pair_out: str | os.PathLike[str] | None = None,
+    records: bool = False,
+    resume: bool = False,
+    force: bool = False,
+    backend: str = "loky",
+    scheduler: str | None = None,
+    chunk_size: int | None = None,
+    progress: bool = True,
+    on_warning: Callable[[str], None] | None = None,
+) -> Lockstep:
+    """Run every config on games ``0 .. games-1`` of ``seed``, chunk by chunk together.
+
+    Each config's run is exactly what `run_simulation` gives alone (the same
+    aggregates; with ``outs``, the same run dir, one per config). ``pairs``
+    lists (baseline, other) indices whose per-game moments to accumulate;
+    with ``pair_out`` their chunks are checkpointed there too, and a chunk is
+    reused on resume only when every config's and pair's file verifies.
+    ``stop`` ends the run early at the first chunk boundary that meets it.
     """
     t0 = time.perf_counter()
     warnings: list[str] = []
@@ -121,9 +238,19 @@ def run_simulation(
         if on_warning is not None:
             on_warning(msg)
 
-    _check_options(games, seed, jobs, chunk_size, backend, scheduler, out, records, resume,
-                   force)
+    if outs is not None and any(isinstance(o, str) and not o for o in outs):
+        raise BadOptionError("the out dir must not be empty (--out '')")
+    out_dirs = [Path(o) for o in outs] if outs is not None else None
+    if out_dirs is not None and len(out_dirs) != len(cfgs):
+        raise BadOptionError("one out dir per config is needed")
+    _check_options(games, seed, jobs, chunk_size, backend, scheduler,
+                   out_dirs[0] if out_dirs else None, records, resume, force)
+    if stop is not None and not (math.isfinite(stop.target) and stop.target > 0):
+        raise BadOptionError(f"precision must be a positive number, got {stop.target!r}")
+    if pair_out is not None and out_dirs is None:
+        raise BadOptionError("paired checkpoints need the configs' out dirs")
     games, seed = int(games), int(seed)
+    pairs = tuple((int(a), int(b)) for a, b in pairs)
     import joblib
 
     from unosim.engine.state import compile_config
@@ -131,88 +258,228 @@ def run_simulation(
     if jobs is None:
         # Starting worker processes costs about a second; a small run is done sooner
         # in this process. An explicit --jobs is always honoured.
-        jobs = 1 if games <= SMALL_RUN and backend != "dask" else joblib.cpu_count()
-    chunk_size = chunk_size or default_chunk_size(games)
-    key, manifest = _manifest(cfg, games, seed, chunk_size, records)
-    full = compile_config(cfg)
+        small = games * len(cfgs) <= SMALL_RUN and stop is None
+        jobs = 1 if small and backend != "dask" else joblib.cpu_count()
+    precision = stop.target if stop is not None else None
+    if stop is not None:
+        chunk_size = chunk_size or MIN_CHUNK
+        plan = growing_plan(games, chunk_size)
+    else:
+        chunk_size = chunk_size or default_chunk_size(games * len(cfgs))
+        plan = chunk_plan(games, chunk_size)
+    keys, manifests = zip(*(_manifest(c, games, seed, chunk_size, records, precision)
+                            for c in cfgs), strict=True)
     # Only the kernel's arrays travel to workers (no pydantic import there).
-    cc = SimpleNamespace(**{k: getattr(full, k) for k in _KERNEL_FIELDS})
-    out_dir = Path(out) if out is not None else None
-    with lock_out_dir(out_dir, warn) if out_dir is not None else contextlib.nullcontext():
-        # Check the out dir before starting a backend (a refusal should be instant), and
-        # write to it only once the backend is up (an unreachable cluster leaves no trace).
-        old = check_out(out_dir, manifest, resume, force, warn) if out_dir else None
-        with executor(cc, key, seed, records, jobs, backend, scheduler) as execute:
-            if out_dir is not None:
-                manifest = prepare_out(out_dir, manifest, old, wipe=force)
-            result = _run(cfg, cc, execute, key=key, seed=seed, games=games,
-                          chunk_size=chunk_size, out_dir=out_dir, records=records,
-                          progress=progress, t0=t0, warn=warn)
-        result.warnings = warnings
-        if out_dir is not None:
-            save_results(out_dir, result.aggregates, manifest, jobs=jobs, backend=backend,
-                         elapsed_s=round(result.elapsed, 3), chunks_run=result.chunks_run,
-                         chunks_reused=result.chunks_reused, rounds_run=result.rounds_run,
-                         rounds_per_s=(round(result.rounds_per_s, 1) if result.rounds_run
-                                       else None))
-    return result
+    ccs = tuple(SimpleNamespace(**{k: getattr(compile_config(c), k) for k in _KERNEL_FIELDS})
+                for c in cfgs)
+    po = Path(pair_out) if pair_out is not None else None
+    with contextlib.ExitStack() as held:
+        olds: list[dict[str, Any] | None] = [None] * len(cfgs)
+        if out_dirs is not None:
+            # Check every out dir before starting a backend (a refusal should be
+            # instant), and write only once it is up (an unreachable cluster leaves
+            # no trace).
+            for d in out_dirs:
+                held.enter_context(lock_out_dir(d, warn))
+            olds = [check_out(d, m, resume, force, warn)
+                    for d, m in zip(out_dirs, manifests, strict=True)]
+        execute = held.enter_context(executor(ccs, keys, seed, records, jobs, backend,
+                                              scheduler, pairs))
+        if out_dirs is not None:
+            manifests = tuple(prepare_out(d, m, o, wipe=force)
+                              for d, m, o in zip(out_dirs, manifests, olds, strict=True))
+            if po is not None:
+                (po / "chunks").mkdir(parents=True, exist_ok=True)
+        job = _Job(cfgs, ccs, list(keys), seed, pairs, plan, out_dirs, po, records, stop, warn)
+        res = job.run(execute, progress, games)
+        elapsed = time.perf_counter() - t0
+        dirs: list[Path | None] = list(out_dirs) if out_dirs else [None] * len(cfgs)
+        runs = [RunResult(agg, c, seed, res.games, d, elapsed, chunk_size, res.chunks,
+                          res.run, res.reused, rounds, warnings, res.stop)
+                for agg, c, d, rounds in zip(res.totals, cfgs, dirs, res.rounds_run,
+                                             strict=True)]
+        if out_dirs is not None:
+            for r, d, m in zip(runs, out_dirs, manifests, strict=True):
+                save_results(d, r.aggregates, m, jobs=jobs, backend=backend,
+                             elapsed_s=round(elapsed, 3), chunks_run=r.chunks_run,
+                             chunks_reused=r.chunks_reused, rounds_run=r.rounds_run,
+                             rounds_per_s=(round(r.rounds_per_s, 1) if r.rounds_run
+                                           else None), stop=r.stop, games_used=r.games)
+    return Lockstep(runs, pairs, res.pair_sums, res.pair_moments, res.games, res.stop)
 
 
 def check_run_dir(cfg: GameConfig, *, games: int, seed: int, out: str | os.PathLike[str],
                   resume: bool = False, force: bool = False, records: bool = False,
-                  chunk_size: int | None = None) -> None:
+                  chunk_size: int | None = None, precision: float | None = None) -> None:
     """Raise what `run_simulation` would raise about ``out``, touching nothing.
 
     A study checks every cell's run dir this way before running any, so a
     refusal comes before the first cell's minutes of work, not after.
     """
     _check_options(games, seed, 1, chunk_size, "loky", None, out, records, resume, force)
-    _, manifest = _manifest(cfg, int(games), int(seed),
-                            chunk_size or default_chunk_size(int(games)), records)
+    size = chunk_size or (MIN_CHUNK if precision is not None
+                          else default_chunk_size(int(games)))
+    _, manifest = _manifest(cfg, int(games), int(seed), size, records, precision)
     check_out(Path(out), manifest, resume, force, lambda _msg: None)
 
 
-def _manifest(cfg: GameConfig, games: int, seed: int, chunk_size: int,
-              records: bool) -> tuple[str, dict[str, Any]]:
+def _manifest(cfg: GameConfig, games: int, seed: int, chunk_size: int, records: bool,
+              precision: float | None = None) -> tuple[str, dict[str, Any]]:
     """The run's config hash (games and seed included) and its manifest."""
     from unosim.rules.config import config_hash
 
     key = config_hash(cfg.model_copy(update={"games": games, "seed": seed}))
-    return key, make_manifest(cfg, key, seed, games, chunk_size, records)
+    return key, make_manifest(cfg, key, seed, games, chunk_size, records, precision)
 
 
-def _run(cfg: GameConfig, cc: Any, execute: Executor, *, key: str, seed: int, games: int,
-         chunk_size: int, out_dir: Path | None, records: bool, progress: bool, t0: float,
-         warn: Callable[[str], None]) -> RunResult:
-    """Every chunk not reused from ``out_dir``, merged as it arrives (and checkpointed)."""
-    plan = chunk_plan(games, chunk_size)
-    total, todo = empty_aggregates(cc), plan
-    if out_dir is not None:
-        total, todo = reuse_chunks(out_dir, plan, seed, key, total, records, warn)
-    reused = len(plan) - len(todo)
-    rounds_before = int(total["counts"][1])
-    bar = _progress_bar(progress, games, games - sum(c for _, _, c in todo))
-    results = execute(todo)
-    written = 0
-    try:
-        for index, agg, rec in results:
-            if out_dir is not None:
-                save_chunk(out_dir, cfg, seed, key, plan[index], agg, rec)
-                written += 1
-            total = merge_aggregates(total, agg)
-            bar.update(plan[index][2])
-    except KeyboardInterrupt:
-        where = (f"{reused + written} of {len(plan)} chunks saved in {out_dir}; "
-                 "rerun with --resume to finish"
-                 if out_dir is not None else "nothing was saved (no out dir)")
-        raise RunInterrupted(f"interrupted: {where}") from None
-    finally:
-        bar.close()
-        with _warnings.catch_warnings():  # joblib warns about the tasks it cancels
-            _warnings.simplefilter("ignore")
-            results.close()
-    return RunResult(total, cfg, seed, games, out_dir, time.perf_counter() - t0, chunk_size,
-                     len(plan), len(todo), reused, int(total["counts"][1]) - rounds_before)
+@dataclass
+class _Outcome:
+    totals: list[Aggs]
+    pair_sums: np.ndarray
+    pair_moments: np.ndarray
+    games: int
+    chunks: int
+    run: int
+    reused: int
+    rounds_run: list[int]
+    stop: dict[str, Any] | None
+
+
+@dataclass
+class _Job:
+    """One lockstep run's chunks: reuse, compute, checkpoint, merge, stop."""
+
+    cfgs: Sequence[GameConfig]
+    ccs: tuple[Any, ...]
+    keys: list[str]
+    seed: int
+    pairs: tuple[Pair, ...]
+    plan: list[tuple[int, int, int]]
+    outs: list[Path] | None
+    pair_out: Path | None
+    records: bool
+    stop: StopRule | None
+    warn: Callable[[str], None]
+
+    def _reuse(self, chunk: tuple[int, int, int]) -> ChunkResult | None:
+        """The chunk from disk if every config's (and pair's) file verifies."""
+        if self.outs is None:
+            return None
+        aggs = []
+        try:
+            for d, cc, key in zip(self.outs, self.ccs, self.keys, strict=True):
+                shapes = {k: v.shape for k, v in empty_aggregates(cc).items()}
+                where = d
+                aggs.append(load_chunk(d, chunk, self.seed, key, shapes, self.records))
+            sums = np.zeros((len(self.pairs), 2 * NGF), np.int64)
+            moments = np.zeros((len(self.pairs), 2 * NGF, 2 * NGF), np.int64)
+            if self.pairs and self.pair_out is not None:
+                where = self.pair_out
+                arr = load_pair_chunk(self.pair_out, chunk, self.seed, self.keys,
+                                      [list(p) for p in self.pairs],
+                                      {PAIR_KEYS[0]: sums.shape, PAIR_KEYS[1]: moments.shape})
+                sums, moments = arr[PAIR_KEYS[0]], arr[PAIR_KEYS[1]]
+            elif self.pairs:
+                return None
+        except FileNotFoundError:
+            return None
+        except ValueError as exc:
+            self.warn(f"chunk {chunk[0]} in {where / 'chunks'} is corrupt ({exc}); "
+                      "recomputing it")
+            return None
+        return ChunkResult(chunk[0], aggs, [None] * len(aggs), sums, moments)
+
+    def _save(self, res: ChunkResult) -> None:
+        chunk = self.plan[res.idx]
+        if self.outs is not None:
+            for d, c, key, agg, rec in zip(self.outs, self.cfgs, self.keys, res.aggs, res.recs,
+                                           strict=True):
+                save_chunk(d, c, self.seed, key, chunk, agg, rec)
+        if self.pair_out is not None and self.pairs:
+            save_pair_chunk(self.pair_out, chunk, self.seed, self.keys,
+                            [list(p) for p in self.pairs],
+                            dict(zip(PAIR_KEYS, (res.pair_sums, res.pair_moments),
+                                     strict=True)))
+
+    def run(self, execute: Executor, progress: bool, games: int) -> _Outcome:
+        """Every chunk not reused, merged (in game order when a rule may stop the run)."""
+        totals = [empty_aggregates(cc) for cc in self.ccs]
+        sums = np.zeros((len(self.pairs), 2 * NGF), np.int64)
+        moments = np.zeros((len(self.pairs), 2 * NGF, 2 * NGF), np.int64)
+        reused = {c[0]: r for c in self.plan if (r := self._reuse(c)) is not None}
+        todo = [c for c in self.plan if c[0] not in reused]
+        bar = _progress_bar(progress, games, sum(self.plan[i][2] for i in reused)
+                            if self.stop is None else 0)
+        pending: dict[int, ChunkResult] = dict(reused)
+        merged, used, n_run, n_reused, done_games = 0, 0, 0, 0, 0
+        rounds_run = [0] * len(self.ccs)
+        outcome: dict[str, Any] | None = None
+        results = execute(todo)
+        written = 0
+
+        def merge(res: ChunkResult) -> None:
+            nonlocal totals, sums, moments, used, n_run, n_reused, done_games
+            totals = [merge_aggregates(t, a) for t, a in zip(totals, res.aggs, strict=True)]
+            sums, moments = sums + res.pair_sums, moments + res.pair_moments
+            used += 1
+            done_games += self.plan[res.idx][2]
+            if res.idx in reused:
+                n_reused += 1
+            else:
+                n_run += 1
+                for i, a in enumerate(res.aggs):
+                    rounds_run[i] += int(a["counts"][1])
+
+        try:
+            if self.stop is None:
+                for res in reused.values():
+                    merge(res)
+                for res in results:
+                    self._save(res)
+                    written += 1
+                    merge(res)
+                    bar.update(self.plan[res.idx][2])
+            else:
+                while merged < len(self.plan):
+                    while merged not in pending:
+                        res = next(results)
+                        self._save(res)
+                        written += 1
+                        pending[res.idx] = res
+                    merge(pending.pop(merged))
+                    bar.update(self.plan[merged][2])
+                    merged += 1
+                    if done_games >= self.stop.min_games:
+                        hw = self.stop.half_width(totals, sums, moments, done_games)
+                        if hw <= self.stop.target:
+                            outcome = self._stopped(hw, True, done_games, games)
+                            break
+                if outcome is None:
+                    hw = self.stop.half_width(totals, sums, moments, done_games)
+                    outcome = self._stopped(hw, hw <= self.stop.target, done_games, games)
+        except KeyboardInterrupt:
+            d = self.outs[0].parent if self.outs and len(self.outs) > 1 else (
+                self.outs[0] if self.outs else None)
+            where = (f"{len(reused) + written} of {len(self.plan)} chunks saved in {d}; "
+                     "rerun with --resume to finish"
+                     if d is not None else "nothing was saved (no out dir)")
+            raise RunInterrupted(f"interrupted: {where}") from None
+        finally:
+            bar.close()
+            with _warnings.catch_warnings():  # joblib warns about the tasks it cancels
+                _warnings.simplefilter("ignore")
+                results.close()
+        return _Outcome(totals, sums, moments, done_games, used, n_run, n_reused, rounds_run,
+                        outcome)
+
+    def _stopped(self, hw: float, met: bool, used: int, cap: int) -> dict[str, Any]:
+        assert self.stop is not None
+        return {"rule": f"stop at the first chunk boundary where the {self.stop.what} "
+                        f"is at most {self.stop.target:g} (checked from "
+                        f"{self.stop.min_games:,} games on; chunks grow from "
+                        f"{self.plan[0][2]:,} games)",
+                "precision": self.stop.target, "max_games": cap, "games": used,
+                "half_width": round(hw, 6) if math.isfinite(hw) else None, "met": met}
 
 
 def _whole(value: Any) -> bool:
