@@ -78,6 +78,6 @@ def test_sweep_ctrl_c_then_resume_equals_an_uninterrupted_sweep(tmp_path):
     out = tmp_path / "sweep"
     second = out / "runs" / "players-4"
     _interrupt([*args, "--out", str(out)], tmp_path, lambda: len(_chunks(second)) >= 1)
-    assert (out / "runs" / "players-3" / "summary.json").is_file()
+    assert (out / "paired").is_dir()  # lockstep: every cell is part-way, pairs checkpointed
     assert not (out / "sweep.csv").exists()
     _resume_equals_fresh(args, out, tmp_path / "fresh", ["sweep.csv"])

@@ -1,21 +1,23 @@
 """``unosim compare``: run rule sets on the same games and write the comparison page.
 
-Each config is run on the same number of games through the runner (or read
-back from a finished run directory). Every metric of the later configs is
-compared with the first: the difference, its 95% interval, a p-value (Welch t
-and Mann-Whitney for lengths, a bootstrap interval for quantiles, a
-two-proportion test for rates) and the relative change, then one
-plain-language verdict per question. Output: ``compare.md``,
-``compare.html``, ``compare.csv`` and overlaid charts.
+The configs run in lockstep on one game range (`unosim.run.run_lockstep`),
+chunk by chunk, so each later config is paired game by game with the first
+(the baseline) at no extra memory: the differences get paired intervals and
+the page reports what the pairing bought. Finished run directories given as
+inputs are compared unpaired. Every question gets a decision against a
+practical margin, Holm-corrected across the comparison. Output:
+``compare.md``, ``compare.html``, ``compare.csv`` and ``compare.parquet``
+(one tidy table) and overlaid charts.
 """
 
 from __future__ import annotations
 
-import csv
-import io
+import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+import pandas as pd
 
 from unosim.analysis.estimates import (
     BOOT,
@@ -26,9 +28,10 @@ from unosim.analysis.estimates import (
     position_diff,
     wilson_estimate,
 )
+from unosim.analysis.paired import Margin, PairedDiff, PairMoments
 from unosim.engine import state as L
 from unosim.report import charts
-from unosim.report.comparison import Comparison, compare_runs, comparison_rows, unique_labels
+from unosim.report.comparison import Comparison, compare_runs, questions_for, unique_labels
 from unosim.report.format import (
     CAUSE_LABELS,
     config_yaml,
@@ -41,11 +44,12 @@ from unosim.report.format import (
     position_name,
 )
 from unosim.report.render import Doc
-from unosim.report.runs import Job, Run, cell_dirs, run_jobs
+from unosim.report.runs import Run, cell_dirs, run_paired
+from unosim.report.verdicts import margin_words, stopping_text
 from unosim.rules.config import GameConfig
-from unosim.run.files import write_text
+from unosim.run.files import atomic_write, write_text
 
-__all__ = ["run_comparison", "write_comparison"]
+__all__ = ["run_comparison", "write_comparison", "write_table"]
 
 _RATE = Metric("win_rate", "", "rate", "first", percent=True)  # formats a position's rate
 
@@ -63,27 +67,48 @@ def run_comparison(
     progress: bool = False,
     prebuilt: Mapping[int, Run] | None = None,
     on_warning: Callable[[str], None] | None = None,
+    precision: float | None = None,
+    margins: Mapping[str, Margin] | None = None,
+    labels: Sequence[str] | None = None,
     **backend_opts: Any,
 ) -> Comparison:
-    """Run every config (into ``out/runs/<label>`` when ``out`` is given) and compare them.
+    """Run every config in lockstep (into ``out/runs/<label>``) and compare them.
 
+    The configs that are not ``prebuilt`` and share the baseline's seed run
+    together and are paired with it; ``precision`` stops them at the first
+    chunk boundary where every paired difference of mean turns per round has
+    a 95% half-width of at most ``precision`` (``games`` is then the cap).
     ``prebuilt`` maps positions to runs loaded from existing run directories,
     which are read-only: a config whose run dir would be one of them runs into
-    ``<label>-2`` instead. ``reuse``, ``resume`` and ``force`` apply to every
-    run dir (see `unosim.report.runs`).
+    ``<label>-2`` instead. ``reuse`` and ``resume`` continue from the chunks on
+    disk, ``force`` clears every cell dir first (see `unosim.report.runs`).
     """
     prebuilt = dict(prebuilt or {})
-    labels = unique_labels([Run(c, {}, s, games) for c, s in zip(cfgs, seeds, strict=True)])
+    names = list(labels) if labels is not None else unique_labels(
+        [Run(c, {}, s, games) for c, s in zip(cfgs, seeds, strict=True)])
     fresh = [i for i in range(len(cfgs)) if i not in prebuilt]
-    dirs: list[Path | None] = [None] * len(fresh)
+    dirs: list[Path] | None = None
     if out is not None:
         inputs = [r.out for r in prebuilt.values() if r.out is not None]
-        dirs = list(cell_dirs(Path(out) / "runs", [labels[i] for i in fresh], avoid=inputs))
-    done = run_jobs([Job(cfgs[i], games, seeds[i], d) for i, d in zip(fresh, dirs, strict=True)],
-                    reuse=reuse, resume=resume, force=force, jobs=jobs, progress=progress,
-                    on_warning=on_warning, **backend_opts)
-    prebuilt.update(zip(fresh, done, strict=True))
-    return compare_runs([prebuilt[i] for i in range(len(cfgs))])
+        dirs = list(cell_dirs(Path(out) / "runs", [names[i] for i in fresh], avoid=inputs))
+    groups: dict[int, list[int]] = {}
+    for i in fresh:
+        groups.setdefault(seeds[i], []).append(i)
+    pairs: dict[int, PairMoments] = {}
+    stop = None
+    for seed, members in groups.items():
+        pair_idx = [(0, members.index(i)) for i in members if members[0] == 0 and i != 0]
+        runs, moments, lock_stop = run_paired(
+            [cfgs[i] for i in members], games=games, seed=seed, pairs=pair_idx,
+            dirs=[dirs[fresh.index(i)] for i in members] if dirs else None,
+            pair_out=Path(out) / "paired" if out is not None else None, precision=precision,
+            reuse=reuse, resume=resume, force=force, jobs=jobs, progress=progress,
+            on_warning=on_warning, **backend_opts)
+        prebuilt.update(zip(members, runs, strict=True))
+        pairs.update({members[b]: pm for b, pm in moments.items()})
+        stop = stop or lock_stop
+    return compare_runs([prebuilt[i] for i in range(len(cfgs))], labels=names, pairs=pairs,
+                        margins=margins, stop=stop)
 
 
 def write_comparison(
@@ -94,13 +119,14 @@ def write_comparison(
     intro: Sequence[str] = (),
     stem: str = "compare",
 ) -> list[Path]:
-    """compare.md, compare.html, compare.csv and the overlaid charts; returns their paths."""
+    """compare.md/.html, compare.csv/.parquet (one tidy table) and the charts; their paths."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     doc = Doc(title or ("Comparison: " + " vs ".join(cmp.labels)))
     for para in intro:
         doc.p(para, lead=True)
     _verdicts(doc, cmp)
+    _pairing(doc, cmp)
     pngs = _headlines(doc, cmp, out, stem)
     pngs += _positions(doc, cmp, out, stem)
     pngs += _draws(doc, cmp, out, stem)
@@ -112,13 +138,19 @@ def write_comparison(
               + (f", run dir `{r.out}`" if r.out else "") + ":")
         doc.code(config_yaml(r.cfg, r.games, r.seed), "yaml")
     paths = doc.write(out, stem)
-    csv_path = out / f"{stem}.csv"
-    _write_csv(csv_path, comparison_rows(cmp))
-    return paths + [csv_path] + pngs
+    return paths + write_table(cmp.table(), out, stem) + pngs
+
+
+def write_table(frame: pd.DataFrame, out: Path, stem: str) -> list[Path]:
+    """A tidy table as ``stem.csv`` and ``stem.parquet``, atomically; their paths."""
+    csv_path, pq_path = out / f"{stem}.csv", out / f"{stem}.parquet"
+    write_text(csv_path, frame.to_csv(index=False, float_format="%.10g"))
+    atomic_write(pq_path, lambda f: frame.to_parquet(f, index=False))
+    return [csv_path, pq_path]
 
 
 def _verdicts(doc: Doc, cmp: Comparison) -> None:
-    """The verdicts, the sample, and the other questions' sentences."""
+    """The verdicts, the sample, the decision rule and the other questions' sentences."""
     runs, labels = cmp.runs, cmp.labels
     doc.h2("Verdicts")
     doc.p(f"Each rule set against **{labels[0]}**:")
@@ -131,14 +163,51 @@ def _verdicts(doc: Doc, cmp: Comparison) -> None:
           + "; ".join(f"{lab}: {r.rounds:,} rounds"
                       + (f" (reused from `{r.out}`)" if r.reused and r.out else "")
                       for lab, r in zip(labels, runs, strict=True)) + ".")
-    if len(seeds) == 1:
-        doc.p("All configs ran from the same seed, so game *g* starts from the same random "
-              "stream under every rule set. The intervals and tests below assume independent "
-              "samples, which is conservative for such positively correlated runs: they do "
-              "not claim more precision than the samples give.")
+    if cmp.stop:
+        doc.p(stopping_text(cmp.stop))
+    qs = questions_for(cmp)
+    margins = "; ".join(f"{q.what} {margin_words(q, cmp.margins[q.key])}" for q in qs)
+    doc.p("**How the verdicts are decided:** a rule set is called longer/shorter (higher/"
+          "lower) when the difference from the baseline is established; *practically the "
+          "same* when two one-sided tests show it lies within the margin that matters ("
+          + margins + "); otherwise *not decided*, "
+          "which means: run more games. The p-values of all "
+          f"{cmp.n_tests} tests of this comparison are adjusted together by Holm's method, "
+          "so the chance of any false claim among them stays at 5%. The 95% intervals shown "
+          "are not adjusted.")
     doc.h3("Other questions")
     depth = max(len(vs) for vs in cmp.verdicts)
     doc.ul([vs[q] for q in range(1, depth) for vs in cmp.verdicts if q < len(vs)])
+
+
+def _pairing(doc: Doc, cmp: Comparison) -> None:
+    """What pairing bought for the headline difference of each config."""
+    doc.h2("Pairing")
+    if not any(cmp.paired):
+        doc.p("These runs were not paired (a finished run read back, or different seeds): "
+              "the differences use independent-samples methods (Welch's t, Newcombe's "
+              "interval), which are valid but wider than paired ones.")
+        return
+    doc.p("Every config ran the same games as the baseline, in lockstep: game *g* starts "
+          "from the same shuffle under each rule set, so card luck cancels in the "
+          "differences. Paired methods use the game-by-game differences: paired t for "
+          "means (the delta method for per-round means of matches), McNemar's test and "
+          "Newcombe's interval for rates.")
+    rows = []
+    for i in range(1, len(cmp.runs)):
+        d = cmp.diffs["turns_mean"][i]
+        if not cmp.paired[i] or not isinstance(d, PairedDiff):
+            rows.append([cmp.labels[i], "not paired", "—", "—", "—"])
+        elif d.identical:
+            rows.append([cmp.labels[i], "identical game for game", "0", "0", "—"])
+        else:
+            rows.append([cmp.labels[i], f"{d.corr:.2f}", f"{d.se:.4g}", f"{d.se_unpaired:.4g}",
+                         f"{d.games_saved:,.0f} ({d.games_saved / d.n:.1f}×)"
+                         if math.isfinite(d.games_saved) else "—"])
+    doc.table(["Config", "Correlation of per-game turns", "Paired standard error",
+               "Unpaired standard error", "Independent games saved per config"], rows)
+    doc.p("The last column is how many more games each config would need, run "
+          "independently, to reach the paired precision of the difference in mean turns.")
 
 
 def _headlines(doc: Doc, cmp: Comparison, out: Path, stem: str) -> list[Path]:
@@ -241,12 +310,3 @@ def _draws(doc: Doc, cmp: Comparison, out: Path, stem: str) -> list[Path]:
                                     "mean cards drawn per round")
     doc.image(png, "Mean cards drawn per round by cause, one bar per config")
     return [png]
-
-
-def _write_csv(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
-    text = io.StringIO(newline="")
-    w = csv.DictWriter(text, fieldnames=list(rows[0]))
-    w.writeheader()
-    for row in rows:
-        w.writerow({k: (f"{v:.10g}" if isinstance(v, float) else v) for k, v in row.items()})
-    write_text(path, text.getvalue())

@@ -1,39 +1,56 @@
 """Rule sets side by side: every headline metric of each run against the first, and verdicts.
 
-The numbers come from ``unosim.analysis.estimates.compare_aggregates``;
-this module names the runs (by what differs from the baseline, in the rules
-layer's words), words one verdict per question and lays the numbers out as
-the tidy rows of ``compare.csv``.
-
-Runs that share a seed share each game's random stream. The intervals treat
-the samples as independent, which is conservative when rule sets play
-similarly (their results are then positively correlated), so a same-seed
-comparison never claims more precision than the samples give.
+The estimates come from ``unosim.analysis.estimates``; differences from the
+baseline are paired (``unosim.analysis.paired``) when the two runs played the
+same games in lockstep, and unpaired (Welch, Newcombe) otherwise, e.g. for a
+finished run read back from its directory. Each question (round length,
+first-player win rate, cards drawn, stalemates, rounds per match) gets a
+decision against a practical margin by two one-sided tests, with Holm's
+correction across every decision of the comparison. This module names the
+runs, words the verdicts and lays the numbers out as one tidy table
+(``compare.csv`` and ``compare.parquet``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from unosim.analysis import stats
+import pandas as pd
+
 from unosim.analysis.estimates import (
     Diff,
     Estimate,
     Metric,
     compare_aggregates,
+    is_match,
     position_diff,
-    rate_counts,
     wilson_estimate,
+)
+from unosim.analysis.paired import (
+    DEFAULT_MARGINS,
+    NGF,
+    Margin,
+    PairedDiff,
+    PairMoments,
+    Verdict,
+    holm,
+    identical_diff,
+    paired_diff,
+    tost_p,
+    verdict,
 )
 from unosim.report.format import position_name
 from unosim.report.runs import Run
-from unosim.report.verdicts import verdict_amount, verdict_length, verdict_rate
+from unosim.report.verdicts import QUESTIONS, Question, decision_sentence, short_verdict
 from unosim.rules.config import GameConfig
 from unosim.rules.settings import describe_difference
 
-__all__ = ["Comparison", "compare_runs", "comparison_rows", "run_label", "unique_labels"]
+__all__ = ["Comparison", "compare_runs", "comparison_table", "decide_together",
+           "diff_se", "questions_for", "run_label",
+           "unique_labels"]
 
 NAN = float("nan")
 
@@ -70,9 +87,10 @@ class Comparison:
     """Runs, their labels, every metric's estimates and differences, and the verdicts.
 
     ``values[key][i]`` is run ``i``'s estimate of metric ``key``;
-    ``diffs[key][i]`` is run ``i`` minus the first run (``None`` for the first).
-    ``subjects`` name each run in verdicts; ``verdicts[i - 1]`` are run ``i``'s
-    sentences, the round-length verdict first.
+    ``diffs[key][i]`` is run ``i`` minus the first run (``None`` for the first),
+    a `PairedDiff` when run ``i`` was paired with the baseline.
+    ``decisions[key][i]`` is the Holm-adjusted decision on question ``key``;
+    ``verdicts[i - 1]`` are run ``i``'s sentences, the round-length verdict first.
     """
 
     runs: list[Run]
@@ -81,15 +99,41 @@ class Comparison:
     metrics: list[Metric]
     values: dict[str, list[Estimate]]
     diffs: dict[str, list[Diff | None]]
+    decisions: dict[str, list[Verdict | None]] = field(default_factory=dict)
+    margins: dict[str, Margin] = field(default_factory=dict)
     verdicts: list[list[str]] = field(default_factory=list)
+    paired: list[bool] = field(default_factory=list)
+    identical: list[bool] = field(default_factory=list)
+    stop: dict[str, Any] | None = None
+    n_tests: int = 0
 
     @property
     def base(self) -> Run:
         return self.runs[0]
 
+    def table(self) -> pd.DataFrame:
+        """The tidy table: one row per metric and config (then per seat position)."""
+        return comparison_table(self)
 
-def compare_runs(runs: Sequence[Run], labels: Sequence[str] | None = None) -> Comparison:
-    """Every headline metric of every run, and each run's differences from the first."""
+
+def questions_for(cmp: Comparison) -> list[Question]:
+    """The questions this comparison answers (stalemates only when there are any)."""
+    keys = {m.key for m in cmp.metrics}
+    stalemates = any(r.aggregates["counts"][2] for r in cmp.runs)
+    return [q for q in QUESTIONS if q.key in keys
+            and (q.key != "stalemate_rate" or stalemates)]
+
+
+def compare_runs(runs: Sequence[Run], labels: Sequence[str] | None = None,
+                 pairs: Mapping[int, PairMoments] | None = None,
+                 margins: Mapping[str, Margin] | None = None,
+                 stop: dict[str, Any] | None = None) -> Comparison:
+    """Every headline metric of every run, each run's differences from the first, verdicts.
+
+    ``pairs[i]`` holds the per-game moments of run ``i`` with the baseline
+    when they ran in lockstep; ``margins`` override `DEFAULT_MARGINS` per
+    metric key; ``stop`` is the stopping rule's outcome when one ended the run.
+    """
     runs = list(runs)
     if len(runs) < 2:
         raise ValueError("compare needs at least two runs")
@@ -101,48 +145,103 @@ def compare_runs(runs: Sequence[Run], labels: Sequence[str] | None = None) -> Co
         for i, r in enumerate(runs[1:], start=1)]
     subjects = [s if subjects.count(s) == 1 else labels[i] for i, s in enumerate(subjects)]
     metrics, values, diffs = compare_aggregates([r.aggregates for r in runs])
-    cmp = Comparison(runs, labels, subjects, metrics, values, diffs)
-    cmp.verdicts = [_verdicts(cmp, i) for i in range(1, len(runs))]
+    pairs = dict(pairs or {})
+    match = all(is_match(r.aggregates) for r in runs)
+    players = runs[0].cfg.players
+    for i, pm in pairs.items():
+        if pm.identical(range(NGF)):  # every game the same: every metric too, exactly
+            for m in metrics:
+                diffs[m.key][i] = identical_diff(pm.n, values[m.key][0].value)
+            continue
+        for m in metrics:
+            pd_ = paired_diff(pm, m.key, match, players)
+            if pd_ is not None and (m.kind != "fair_ratio" or runs[i].cfg.players == players):
+                diffs[m.key][i] = pd_
+    cmp = Comparison(runs, labels, subjects, metrics, values, diffs,
+                     margins={**DEFAULT_MARGINS, **(margins or {})},
+                     paired=[False] + [i in pairs for i in range(1, len(runs))],
+                     identical=[False] + [i in pairs and pairs[i].identical(range(NGF))
+                                          for i in range(1, len(runs))], stop=stop)
+    decide_together([cmp])
     return cmp
+
+
+def decide_together(cmps: Sequence[Comparison]) -> int:
+    """Decide every question of every comparison with one Holm adjustment; the test count.
+
+    Each comparison's ``decisions`` are replaced by ones whose p-values are
+    adjusted across all of ``cmps`` (a sweep is one family of claims), and
+    ``n_tests`` set to the number of tests in that family.
+    """
+    tests: list[tuple[Comparison, str, int, Diff, float, bool]] = []
+    raw: list[float] = []
+    for cmp in cmps:
+        for q in questions_for(cmp):
+            base = cmp.values[q.key][0]
+            for i in range(1, len(cmp.runs)):
+                d = cmp.diffs[q.key][i]
+                if d is None or not math.isfinite(d.diff):
+                    continue
+                margin = cmp.margins[q.key].absolute(base.value)
+                same = isinstance(d, PairedDiff) and d.identical
+                se = diff_se(d)
+                df = max(min(base.n, cmp.values[q.key][i].n) - 1, 1)
+                tests.append((cmp, q.key, i, d, margin, same))
+                raw += [NAN, NAN] if same else [d.p_value, tost_p(d.diff, se, margin, df)]
+    adj = holm(raw)
+    n = sum(math.isfinite(p) for p in raw)
+    for cmp in cmps:
+        cmp.decisions = {q.key: [None] * len(cmp.runs) for q in questions_for(cmp)}
+        cmp.n_tests = n
+    for j, (cmp, key, i, d, margin, same) in enumerate(tests):
+        p_diff, p_same = (p if math.isfinite(p) else 1.0 for p in adj[2 * j:2 * j + 2])
+        cmp.decisions[key][i] = verdict(d.diff, p_diff, p_same, margin, identical=same)
+    for cmp in cmps:
+        cmp.verdicts = [_verdicts(cmp, i) for i in range(1, len(cmp.runs))]
+    return n
 
 
 def _verdicts(cmp: Comparison, i: int) -> list[str]:
     """The plain-language sentences for run ``i`` against the first run."""
     a, b = cmp.base, cmp.runs[i]
-    al, bl = cmp.labels[0], cmp.subjects[i]
-    ha, hb = a.aggregates, b.aggregates
     players = a.cfg.players if a.cfg.players == b.cfg.players else None
-    out = [verdict_length(al, bl, stats.diff_of_means_hist(ha["turns_hist"], hb["turns_hist"]),
-                          a.rounds, b.rounds, players=players)]
-
-    def rate(source: str, what: str) -> str:
-        k1, n1 = rate_counts(ha, source)
-        k2, n2 = rate_counts(hb, source)
-        return verdict_rate(al, bl, what, stats.two_proportion_test(k1, n1, k2, n2), n1, n2)
-
-    def amount(key: str, what: str, unit: str, sample: str = "rounds") -> str:
-        d = cmp.diffs[key][i]
-        assert d is not None
-        va, vb = cmp.values[key][0], cmp.values[key][i]
-        return verdict_amount(al, bl, what, unit, d, va.value, vb.value, va.n, vb.n,
-                              sample=sample)
-
-    out.append(rate("first", "the player on the dealer's left (who normally plays first) "
-                             "wins"))
-    out.append(amount("drawn_mean", "cards drawn per round", "cards"))
-    if ha["counts"][2] or hb["counts"][2]:
-        out.append(rate("stalemate", "a round hits the turn cap (stalemate)"))
-    if "match_rounds_mean" in cmp.values:
-        out.append(amount("match_rounds_mean", "rounds per match", "rounds", sample="matches"))
+    out = []
+    if cmp.identical[i]:
+        out.append(f"{cmp.subjects[i][:1].upper()}{cmp.subjects[i][1:]} plays every one of "
+                   f"the {b.games:,} games exactly as {cmp.labels[0]} does (the same turns, "
+                   "draws, points and winners): these rule sets are identical here, so "
+                   "there is nothing to test.")
+        return out
+    for q in questions_for(cmp):
+        v, d = cmp.decisions[q.key][i], cmp.diffs[q.key][i]
+        if v is None or d is None:
+            continue
+        m = cmp.margins[q.key]
+        n = a.games if q.sample == "matches" or not is_match(a.aggregates) else a.rounds
+        sample_n = n if isinstance(d, PairedDiff) else min(cmp.values[q.key][0].n,
+                                                           cmp.values[q.key][i].n)
+        out.append(decision_sentence(
+            q, cmp.labels[0], cmp.subjects[i], d, v, cmp.values[q.key][0].value,
+            cmp.values[q.key][i].value, sample_n if q.sample == "games" else b.games,
+            players=players, relative=m.value if m.relative else None))
     return out
 
 
-def comparison_rows(cmp: Comparison) -> list[dict[str, Any]]:
-    """Tidy rows (one per metric and config, then per seat position) for compare.csv."""
+def diff_se(d: Diff) -> float:
+    """A difference's standard error (an unpaired one's from its 95% interval)."""
+    if isinstance(d, PairedDiff):
+        return d.se
+    return (d.high - d.low) / (2 * 1.959964) if math.isfinite(d.low) else NAN
+
+
+def comparison_table(cmp: Comparison) -> pd.DataFrame:
+    """Tidy rows (one per metric and config, then per seat position): compare.csv's shape."""
     rows = []
 
-    def row(metric: str, label: str, i: int, e: Estimate, d: Diff | None) -> dict[str, Any]:
+    def row(metric: str, label: str, i: int, e: Estimate, d: Diff | None,
+            v: Verdict | None = None, q: Question | None = None) -> dict[str, Any]:
         r = cmp.runs[i]
+        pd_ = d if isinstance(d, PairedDiff) else None
         return {
             "metric": metric, "metric_label": label, "config": r.cfg.name,
             "label": cmp.labels[i], "games": r.games, "rounds": r.rounds, "seed": r.seed,
@@ -150,13 +249,23 @@ def comparison_rows(cmp: Comparison) -> list[dict[str, Any]]:
             "diff": d.diff if d else 0.0 if i == 0 else NAN,
             "diff_low": d.low if d else NAN, "diff_high": d.high if d else NAN,
             "rel_change": d.rel_change if d else NAN,
-            "p_value": d.p_value if d else NAN, "test": d.test if d else "",
-            "p_value_mann_whitney": d.p_value_mw if d else NAN,
+            "p": d.p_value if d else NAN, "test": d.test if d else "",
+            "p_mann_whitney": d.p_value_mw if d else NAN,
+            "paired": pd_ is not None,
+            "corr": pd_.corr if pd_ else NAN,
+            "se": pd_.se if pd_ else (diff_se(d) if d else NAN),
+            "se_unpaired": pd_.se_unpaired if pd_ else (diff_se(d) if d else NAN),
+            "p_holm_diff": v.p_diff if v else NAN,
+            "p_holm_same": v.p_same if v else NAN,
+            "margin": v.margin if v else NAN,
+            "verdict": short_verdict(q, v) if v and q else "",
         }
 
+    qs = {q.key: q for q in questions_for(cmp)}
     for m in cmp.metrics:
-        rows += [row(m.key, m.label, i, cmp.values[m.key][i], cmp.diffs[m.key][i])
-                 for i in range(len(cmp.runs))]
+        dec = cmp.decisions.get(m.key, [None] * len(cmp.runs))
+        rows += [row(m.key, m.label, i, cmp.values[m.key][i], cmp.diffs[m.key][i], dec[i],
+                     qs.get(m.key)) for i in range(len(cmp.runs))]
     base = cmp.base.aggregates
     for pos in range(min(r.cfg.players for r in cmp.runs)):
         for i, r in enumerate(cmp.runs):
@@ -164,5 +273,4 @@ def comparison_rows(cmp: Comparison) -> list[dict[str, Any]]:
             d = position_diff(base, r.aggregates, pos) if i else None
             rows.append(row(f"win_rate_position_{pos}",
                             f"Win rate, {position_name(pos, r.cfg.players)}", i, e, d))
-    return rows
-
+    return pd.DataFrame(rows)

@@ -39,7 +39,7 @@ from unosim.rules.config import (
 from unosim.run import OutDirError, check_run_dir, lock_out_dir, read_arrays
 from unosim.run.lock import is_lock_file
 
-__all__ = ["Job", "Run", "cell_dirs", "load_run", "run_config", "run_jobs", "study_dir"]
+__all__ = ["Job", "Run", "cell_dirs", "check_reuse", "paired_turns_half_width", "run_paired", "load_run", "run_config", "run_jobs", "study_dir"]
 
 # Aggregates an older unosim wrote lack these; their estimates then carry no interval.
 OPTIONAL_KEYS = ("sums_sq",)
@@ -126,6 +126,84 @@ def _reusable(cfg: GameConfig, games: int, seed: int, out: Path,
         return None
     key = config_hash(cfg.model_copy(update={"games": int(games), "seed": int(seed)}))
     return old if old.summary and old.summary.get("config_hash") == key else None
+
+
+def check_reuse(cfg: GameConfig, games: int, seed: int, out: Path,
+                warn: Callable[[str], None] | None, precision: float | None = None) -> None:
+    """Refuse, touching nothing, a cell dir ``--reuse`` may not continue.
+
+    It may hold exactly this finished run, or nothing; anything else (another
+    run, a broken one) is refused as `unosim.run.check_run_dir` would refuse it.
+    """
+    if precision is None and _reusable(cfg, games, seed, out, warn) is not None:
+        return
+    try:
+        check_run_dir(cfg, games=games, seed=seed, out=out, resume=True, precision=precision)
+        if precision is not None:
+            return  # the same precision run (its manifest matches): continue it
+    except OutDirError:
+        pass
+    check_run_dir(cfg, games=games, seed=seed, out=out, precision=precision)
+
+
+def run_paired(
+    cfgs: Sequence[GameConfig],
+    *,
+    games: int,
+    seed: int,
+    pairs: Sequence[tuple[int, int]] = (),
+    dirs: Sequence[Path] | None = None,
+    pair_out: Path | None = None,
+    precision: float | None = None,
+    reuse: bool = False,
+    resume: bool = False,
+    force: bool = False,
+    what: str = "",
+    **run_opts: Any,
+) -> tuple[list[Run], dict[int, Any], Any]:
+    """Run ``cfgs`` in lockstep on the same games, pairing each ``(base, i)`` of ``pairs``.
+
+    Returns the runs, the moments of each pair keyed by ``i``
+    (`unosim.analysis.paired.PairMoments`), and the stopping rule's outcome.
+    ``precision`` stops at the first chunk boundary where every pair's paired
+    95% half-width of mean turns per round (each run's own, without pairs) is
+    at most ``precision``; ``games`` is then the cap. ``reuse`` continues only
+    cell dirs that hold exactly this run (`check_reuse`); ``resume`` and
+    ``force`` are the runner's.
+    """
+    from unosim.analysis.paired import PairMoments
+    from unosim.run.runner import StopRule, run_lockstep, turns_half_width
+
+    if reuse and not (resume or force) and dirs is not None:
+        for c, d in zip(cfgs, dirs, strict=True):
+            check_reuse(c, games, seed, d, run_opts.get("on_warning"), precision)
+    rule = None
+    if precision is not None:
+        match = all(c.mode == "match" for c in cfgs)
+        rule = (StopRule(precision, paired_turns_half_width(match),
+                         "95% half-width of the paired difference in mean turns per round"
+                         + what) if pairs else StopRule(precision, turns_half_width))
+    lock = run_lockstep(cfgs, games=games, seed=seed, pairs=tuple(pairs), stop=rule,
+                        outs=dirs, pair_out=pair_out if pairs else None,
+                        resume=resume or reuse, force=force, **run_opts)
+    runs = [Run(c, dict(r.aggregates), seed, r.games, r.out, summarize_run(r),
+                reused=reuse and r.chunks_run == 0)
+            for c, r in zip(cfgs, lock.runs, strict=True)]
+    moments = {b: PairMoments(lock.games, lock.pair_sums[p], lock.pair_moments[p])
+               for p, (_, b) in enumerate(pairs)}
+    return runs, moments, lock.stop
+
+
+def paired_turns_half_width(match: bool) -> Callable[..., float]:
+    """A stopping rule's measure: the widest paired 95% half-width of mean turns per round."""
+    from unosim.analysis.paired import PairMoments
+    from unosim.engine.batch import GF_ROUNDS, GF_TURNS
+
+    def half_width(_aggs: Any, sums: Any, moments: Any, games: int) -> float:
+        return max(PairMoments(games, sums[p], moments[p])
+                   .mean_diff(GF_TURNS, GF_ROUNDS if match else None).half_width
+                   for p in range(len(sums)))
+    return half_width
 
 
 def run_jobs(todo: Sequence[Job], /, *, reuse: bool = False, resume: bool = False,

@@ -1,107 +1,160 @@
 """Plain-language verdicts: one sentence per question, numbers and interval included.
 
-Each sentence names the rule set being described (``b_label``) against the
-baseline (``a_label``), says whether the difference is significant at
-``alpha``, and rounds every figure to what its 95% interval supports (2
-significant digits of the half-width; the headline percentage to 1).
+A verdict is a decision (`unosim.analysis.paired.verdict`) put in words:
+"longer"/"shorter" (a change is established), "practically the same" (the
+difference is within the margin that matters, by two one-sided tests),
+"not decided: run more games", or "identical game for game". A sentence
+never says "significant" alone: it says which way, by how much with its
+interval, against which margin, with the Holm-adjusted p-value behind the
+decision. Figures are rounded to what their 95% interval supports.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from unosim.analysis.estimates import Diff
-from unosim.analysis.stats import MeanDiff, ProportionDiff, ci_decimals, ci_label, format_fixed
+from unosim.analysis.paired import Margin, PairedDiff, Verdict
+from unosim.analysis.stats import ci_decimals, format_fixed
 
-__all__ = ["verdict_amount", "verdict_length", "verdict_rate"]
+__all__ = ["QUESTIONS", "Question", "decision_sentence", "margin_words", "short_verdict",
+           "stopping_text"]
 
 
-def _p_text(p: float) -> str:
+@dataclass(frozen=True)
+class Question:
+    """What a metric's verdict answers, in words."""
+
+    key: str
+    what: str  # "round length"
+    more: str  # "longer"
+    less: str  # "shorter"
+    unit: str = ""  # "turns"; "" for rates (percentage points)
+    sample: str = "games"
+
+    @property
+    def rate(self) -> bool:
+        return not self.unit
+
+
+QUESTIONS: tuple[Question, ...] = (
+    Question("turns_mean", "round length", "longer", "shorter", "turns"),
+    Question("first_player_win_rate", "the first player's win rate", "higher", "lower"),
+    Question("drawn_mean", "cards drawn per round", "more", "fewer", "cards"),
+    Question("stalemate_rate", "the stalemate rate", "higher", "lower"),
+    Question("match_rounds_mean", "rounds per match", "more", "fewer", "rounds", "matches"),
+)
+
+
+def _p(p: float) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.2g}"
 
 
-def _counts(n_a: int, n_b: int, sample: str = "rounds") -> str:
-    return f"{n_a:,} {sample} each" if n_a == n_b else f"{n_a:,} and {n_b:,} {sample}"
+def _nums(q: Question, d: Diff, va: float, vb: float) -> tuple[str, int]:
+    """'46.6 vs 45.6 turns (difference -0.98, 95% CI -1.04 to -0.92' and the decimals."""
+    s = 100.0 if q.rate else 1.0
+    lo, hi = s * d.low, s * d.high
+    dec = ci_decimals(lo, hi) if math.isfinite(lo) and hi > lo else 2
+    unit = "%" if q.rate else f" {q.unit}"
+    pts = " points" if q.rate else ""
+    text = (f"{format_fixed(s * va, dec)}{'%' if q.rate else ''} vs "
+            f"{format_fixed(s * vb, dec)}{unit} (difference {format_fixed(s * d.diff, dec, True)}"
+            f"{pts}")
+    if math.isfinite(lo):
+        text += f", 95% CI {format_fixed(lo, dec, True)} to {format_fixed(hi, dec, True)}{pts}"
+    return text, dec
 
 
-def _mean_verdict(a_label: str, b_label: str, diff: MeanDiff, counts: str, unit: str,
-                  compared: str, subject: str, change: Callable[[str, bool], str],
-                  alpha: float) -> str:
-    """The sentence shared by every comparison of two means.
+def _margin_text(q: Question, margin: float, relative: float | None, dec: int) -> str:
+    s = 100.0 if q.rate else 1.0
+    m = f"±{format_fixed(s * margin, max(dec, 1) if q.rate else dec)}"
+    m += " points" if q.rate else f" {q.unit}"
+    return m + " margin" + (f", {100 * relative:g}% of the baseline," if relative is not None
+                            else "")
 
-    ``compared`` names what is compared when data are missing ("4-player
-    rounds"), ``subject`` what shows no significant difference ("4-player
-    round length"); ``change(percent, up)`` words a significant change.
+
+def decision_sentence(q: Question, base: str, who: str, d: Diff, v: Verdict, va: float,
+                      vb: float, n: int, players: int | None = None,
+                      relative: float | None = None) -> str:
+    """The verdict on question ``q`` for rule set ``who`` against ``base``, in one sentence.
+
+    ``va``/``vb`` are the two values, ``n`` the games per config, ``relative``
+    the margin as a share of the baseline when it was given so.
+
+    >>> from unosim.analysis.paired import verdict
+    >>> d = Diff(-0.98, -1.04, -0.92, 1e-9, "paired t", -0.021)
+    >>> print(decision_sentence(QUESTIONS[0], "classic", "stacking", d,
+    ...       verdict(-0.98, 1e-9, 0.9, 0.47), 46.6, 45.62, 100_000, players=4, relative=0.01))
+    Stacking makes 4-player rounds shorter: 46.600 vs 45.620 turns (difference -0.980, 95% CI \
+-1.040 to -0.920; paired t, 100,000 games each, Holm-adjusted p < 0.001), by more than the \
+±0.470 turns margin, 1% of the baseline.
     """
-    if not all(math.isfinite(x) for x in (diff.mean1, diff.mean2, diff.p_value, diff.low)):
-        return f"Not enough data to compare {compared} under {b_label} with {a_label} ({counts})."
-    who = b_label[:1].upper() + b_label[1:]
-    d = ci_decimals(diff.low, diff.high)
-    nums = (f"{format_fixed(diff.mean1, d)} vs {format_fixed(diff.mean2, d)} {unit} "
-            f"(difference {format_fixed(diff.diff, d, True)}, {ci_label(diff.conf)} "
-            f"{format_fixed(diff.low, d, True)} to {format_fixed(diff.high, d, True)}")
-    if not diff.p_value < alpha:
-        return (f"{who} makes no significant difference to {subject}: {nums}, "
-                f"{_p_text(diff.p_value)}, {counts}).")
-    pct = ""
-    if math.isfinite(diff.rel_change) and diff.mean1:
-        rel_half = 100.0 * (diff.high - diff.low) / 2.0 / abs(diff.mean1)
-        pd = ci_decimals(-rel_half, rel_half, sig=1)
-        pct = f"{format_fixed(100.0 * abs(diff.rel_change), pd)}% "
-    return f"{who} {change(pct, diff.diff > 0)}: {nums}, {counts})."
+    head = who[:1].upper() + who[1:]
+    what = q.what
+    if q.key == "turns_mean" and players:
+        what = f"{players}-player round length"
+    paired = isinstance(d, PairedDiff)
+    if v.word == "identical":
+        return (f"{head} gives the same {what} as {base} in every one of the {n:,} "
+                f"{q.sample} (they play each of them identically): no test is needed.")
+    nums, dec = _nums(q, d, va, vb)
+    how = f"{d.test}{' over' if paired else ','} {n:,} {q.sample} each"
+    margin = _margin_text(q, v.margin, relative, dec)
+    if v.word in ("higher", "lower"):
+        way = q.more if v.word == "higher" else q.less
+        subject = (f"makes {players}-player rounds {way}" if q.key == "turns_mean" and players
+                   else f"makes rounds {way}" if q.key == "turns_mean"
+                   else f"gives {way} {q.what}" if q.unit else f"makes {q.what} {way}")
+        beyond = min(abs(d.low), abs(d.high)) >= v.margin and d.low * d.high > 0
+        tail = (f"by more than the {margin}" if beyond
+                else f"though the change may be smaller than the {margin}")
+        return f"{head} {subject}: {nums}; {how}, Holm-adjusted {_p(v.p_diff)}), " \
+               f"{tail.rstrip(',')}."
+    if v.word == "same":
+        return (f"{head} and {base} have practically the same {what}: {nums}; {how}), "
+                f"within the {margin.rstrip(',')} (two one-sided tests, Holm-adjusted "
+                f"{_p(v.p_same)}).")
+    return (f"Not decided: run more games. {head} against {base}, {what}: {nums}; {how}); "
+            f"neither a change nor a difference within the {margin} is established "
+            "(Holm-adjusted).")
 
 
-def verdict_length(a_label: str, b_label: str, diff: MeanDiff, n_a: int, n_b: int,
-                   players: int | None = None, unit: str = "turns",
-                   alpha: float = 0.05) -> str:
-    """Whether rule set ``b_label`` lengthens rounds against ``a_label``.
+def margin_words(q: Question, m: Margin) -> str:
+    """A margin as a reader sets it: '±1% of the baseline', '±0.5 points', '±0.3 turns'.
 
-    ``diff`` must be ``diff_of_means_hist(hist_a, hist_b)``.
-
-    >>> from unosim.analysis.stats import MeanDiff
-    >>> print(verdict_length("classic", "jump-in", MeanDiff(50.2, 44.1, -6.1, -6.5, -5.7,
-    ...                      -6.1 / 50.2, 1e-9), 1000, 1000, players=4))
-    Jump-in makes 4-player rounds 12.2% shorter: 50.20 vs 44.10 turns (difference -6.10, ...).
+    >>> margin_words(QUESTIONS[1], Margin(0.005, False))
+    '±0.5 points'
     """
-    rounds = f"{players}-player rounds" if players else "rounds"
-    what = f"{players}-player round length" if players else "round length"
-    return _mean_verdict(
-        a_label, b_label, diff, _counts(n_a, n_b), unit, rounds, what,
-        lambda pct, up: f"makes {rounds} {pct}{'longer' if up else 'shorter'}", alpha)
+    if m.relative:
+        return f"±{100 * m.value:g}% of the baseline"
+    return f"±{100 * m.value:g} points" if q.rate else f"±{m.value:g} {q.unit}"
 
 
-def verdict_amount(a_label: str, b_label: str, what: str, unit: str, diff: Diff,
-                   mean_a: float, mean_b: float, n_a: int, n_b: int,
-                   alpha: float = 0.05, sample: str = "rounds") -> str:
-    """Whether ``b_label`` means more or fewer of ``what`` (e.g. cards drawn per round).
+def short_verdict(q: Question, v: Verdict) -> str:
+    """One or two words for a table cell: 'shorter', 'same', 'not decided', 'identical'.
 
-    ``diff`` is ``metric_diff`` of the mean; ``sample`` names what ``n_a`` and
-    ``n_b`` count.
+    >>> from unosim.analysis.paired import verdict
+    >>> short_verdict(QUESTIONS[0], verdict(-1, 0.001, 0.9, 0.1))
+    'shorter'
     """
-    md = MeanDiff(mean_a, mean_b, diff.diff, diff.low, diff.high, diff.rel_change, diff.p_value)
-    return _mean_verdict(
-        a_label, b_label, md, _counts(n_a, n_b, sample), unit, what, what,
-        lambda pct, up: f"means {pct}{'more' if up else 'fewer'} {what}", alpha)
+    if v.word == "higher":
+        return q.more
+    if v.word == "lower":
+        return q.less
+    return {"same": "practically the same", "undecided": "not decided",
+            "identical": "identical"}[v.word]
 
 
-def verdict_rate(a_label: str, b_label: str, what: str, diff: ProportionDiff, n_a: int,
-                 n_b: int, alpha: float = 0.05) -> str:
-    """How often ``what`` happens under ``b_label`` against ``a_label``, in percentage points.
-
-    ``diff`` must be ``two_proportion_test(k_a, n_a, k_b, n_b)``; ``what`` is a
-    clause such as "the first player wins".
-    """
-    counts = _counts(n_a, n_b)
-    if not all(math.isfinite(x) for x in (diff.rate1, diff.rate2, diff.p_value)):
-        return (f"Not enough data to compare how often {what} under {b_label} with "
-                f"{a_label} ({counts}).")
-    lo, hi = 100.0 * diff.low, 100.0 * diff.high
-    d = ci_decimals(lo, hi)
-    rates = (f"With {b_label} {what} {format_fixed(100.0 * diff.rate2, d)}% of rounds "
-             f"vs {format_fixed(100.0 * diff.rate1, d)}%")
-    detail = (f"difference {format_fixed(100.0 * diff.diff, d, True)} points, "
-              f"{ci_label(diff.conf)} {format_fixed(lo, d, True)} to {format_fixed(hi, d, True)}")
-    if not diff.p_value < alpha:
-        return f"{rates}, no significant difference ({detail}, {_p_text(diff.p_value)}, {counts})."
-    return f"{rates} ({detail}, {counts})."
+def stopping_text(stop: dict[str, Any]) -> str:
+    """The stopping rule of a precision run and how it ended, for a report."""
+    hw = stop.get("half_width")
+    hw_text = f"{hw:.4g}" if hw is not None else "unknown"
+    return (f"**Stopping rule:** {stop['rule']}, at most {stop['max_games']:,} games. "
+            + (f"It was met after {stop['games']:,} games (half-width {hw_text})."
+               if stop.get("met") else
+               f"It was **not** met at the cap ({stop['games']:,} games, half-width "
+               f"{hw_text}): the intervals are wider than asked.")
+            + " The rule looks only at the interval's width, never at a verdict, so "
+              "stopping does not bias the decisions.")
