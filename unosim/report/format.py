@@ -27,6 +27,7 @@ __all__ = [
     "fmt_pvalue",
     "num_ci",
     "ordinal",
+    "pct",
     "pct_ci",
     "position_name",
     "sig3",
@@ -91,20 +92,63 @@ def sig3(x: float) -> str:
     return f"{x:,.{d}f}"
 
 
+def _sig_decimals(x: float, sig: int = 2) -> int:
+    """Decimals that show ``sig`` significant digits of ``x`` (0 for |x| >= 10**(sig-1))."""
+    if not math.isfinite(x) or x == 0:
+        return 0
+    return max(0, sig - 1 - math.floor(math.log10(abs(float(f"{x:.{sig - 1}e}")))))
+
+
+def pct(rate: float, sig: int = 2) -> str:
+    """A rate (0..1) as a percentage: one decimal, more for rare rates, "0%" only for zero.
+
+    Rare events must not print as zero: at least ``sig`` significant digits.
+
+    >>> [pct(x) for x in (0.25907, 0.25, 1.0, 0.031, 0.0012, 0.000012, 0.0)]
+    ['25.9%', '25.0%', '100.0%', '3.1%', '0.12%', '0.0012%', '0%']
+    >>> pct(float("nan"))
+    'n/a'
+    """
+    if not math.isfinite(rate):
+        return "n/a"
+    if rate == 0:
+        return "0%"
+    v = 100 * rate
+    return f"{v:.{max(1, _sig_decimals(v, sig))}f}%"
+
+
+def _enough(d: int, values: tuple[float, ...], sig: int = 2) -> int:
+    """Raise ``d`` until every nonzero value shows ``sig`` significant digits (rare rates)."""
+    need = [_sig_decimals(v, sig) for v in values if math.isfinite(v) and v != 0]
+    return max([d, *need])
+
+
 def pct_ci(e: Estimate) -> str:
     """A rate as a percentage with its interval, decimals set by the interval width.
 
+    Decimals follow the interval (at most 3 for common rates), but a rare rate
+    keeps two significant digits of its value and bounds, so it never reads as
+    zero; only an exact zero prints as "0%".
+
     >>> pct_ci(Estimate(0.2593, 0.2533, 0.2654, 20000))
     '25.93% (95% CI 25.33–26.54%)'
+    >>> pct_ci(Estimate(12e-6, 6.9e-6, 21e-6, 1_000_000))
+    '0.0012% (95% CI 0.00069–0.0021%)'
+    >>> pct_ci(Estimate(0.0, 0.0, 3.84e-6, 1_000_000))
+    '0% (95% CI 0–0.00038%)'
     """
     if not math.isfinite(e.value):
         return "n/a"
-    lo, hi = 100 * e.low, 100 * e.high
-    d = stats.ci_decimals(lo, hi)
-    if e.value == 0:
-        d = max(d, 3)
-    d = min(d, 3)
-    return f"{100 * e.value:.{d}f}% (95% CI {lo:.{d}f}–{hi:.{d}f}%)"
+    lo, hi, v = 100 * e.low, 100 * e.high, 100 * e.value
+    d = min(stats.ci_decimals(lo, hi), 3)
+    d = _enough(d, (v,) if v else (hi,))
+    d_lo = _enough(d, (lo,))
+    d_hi = _enough(d, (hi,))
+
+    def f(x: float, dd: int) -> str:
+        return "0" if x == 0 else f"{x:.{dd}f}"
+
+    return f"{f(v, d)}% (95% CI {f(lo, d_lo)}–{f(hi, d_hi)}%)"
 
 
 def fmt_metric(e: Estimate, m: Metric) -> str:
@@ -156,7 +200,7 @@ def fmt_diff(d: Diff, m: Metric) -> tuple[str, str, str]:
         return f"{d.diff:+.3g}", "n/a (totals only)", rel
     if m.percent:
         lo, hi = 100 * d.low, 100 * d.high
-        dec = min(3, stats.ci_decimals(lo, hi))
+        dec = _enough(min(3, stats.ci_decimals(lo, hi)), (100 * d.diff,))
         diff = f"{100 * d.diff:+.{dec}f} pts"
         ci = f"{lo:+.{dec}f} to {hi:+.{dec}f} pts"
     else:

@@ -40,8 +40,10 @@ from unosim.report.format import (
     config_yaml,
     fmt_metric,
     num_ci,
+    pct,
     pct_ci,
     position_name,
+    sig3,
 )
 from unosim.report.render import Doc
 from unosim.rules.config import GameConfig
@@ -113,7 +115,7 @@ def _conclusion(cfg: GameConfig, agg: Aggregates, seed: Any) -> str:
     turn_draws = float(agg["sums"][L.R_DRAW_BY_CAUSE + L.CAUSE_TURN])
     total_draws = float(agg["sums"][L.R_DRAWN])
     pen = 1.0 - turn_draws / total_draws if total_draws else 0.0
-    parts.append(f"Players drew {num_ci(d, 'cards')} per round, {100 * pen:.0f}% of them "
+    parts.append(f"Players drew {num_ci(d, 'cards')} per round, {pct(pen)} of them "
                  "as penalties or special-card effects.")
     ks = int(agg["counts"][2])
     if ks == 0:
@@ -180,6 +182,9 @@ def _round_length(doc: Doc, cfg: GameConfig, agg: Aggregates, out: Path) -> list
         ["Shortest / longest", f"{t.min:,.0f} / {t.max:,.0f}"],
         ["Rounds", f"{t.n:,}"],
     ])
+    if charts.all_zero(agg["turns_hist"]):
+        doc.p("No rounds were played, so there is no distribution of turns to chart.")
+        return []
     png = charts.turns_chart([charts.Series(cfg.name, agg["turns_hist"])], out / "turns.png",
                              f"Turns per round: {cfg.name}, {cfg.players} players, "
                              f"{n_rounds(agg):,} rounds")
@@ -207,6 +212,8 @@ def _who_wins(doc: Doc, cfg: GameConfig, agg: Aggregates, out: Path) -> list[Pat
     doc.p("Position is counted from each round's dealer: the 1st seat sits on the dealer's "
           f"left and normally plays first. Rates are out of all {n:,} rounds (stalemates "
           f"have no winner).{chi}")
+    if n == 0:
+        return []
     pngs = [charts.rate_chart(
         charts.position_labels(players), agg["wins_pos"], n, fair, out / "win_position.png",
         f"Win rate by seat position: {cfg.name}, {players} players",
@@ -225,7 +232,8 @@ def _who_wins(doc: Doc, cfg: GameConfig, agg: Aggregates, out: Path) -> list[Pat
                      _fair_test(k, n, share)])
     doc.table(["Policy", "Seats", "Rounds won", "Share of rounds won", "Fair share",
                "Verdict"], rows)
-    pol_color = {p: charts.COLORS[i] for i, p in enumerate(groups)}
+    # COLORS[0] is the run itself in this report's other charts: policies take the rest
+    pol_color = {p: charts.COLORS[1 + i % (len(charts.COLORS) - 1)] for i, p in enumerate(groups)}
     pols = cfg.seat_policies
     pngs.append(charts.rate_chart(
         [f"seat {s}\n{pols[s]}" for s in range(players)], agg["wins_seat"], n, fair,
@@ -255,13 +263,22 @@ def _scores(doc: Doc, cfg: GameConfig, agg: Aggregates, out: Path) -> list[Path]
         panels += [("Rounds per match", agg["match_rounds_hist"], "rounds"),
                    ("Final winning margin", agg["margin_hist"], "points")]
     doc.table(["Score", "Value"], rows)
-    png = charts.hist_chart(panels, out / "scores.png",
-                            f"Scores: {cfg.name}, {cfg.players} players")
-    doc.image(png, "Distribution of points per round" +
-              (", rounds per match and final margins" if match else ""))
+    pngs = []
+    if charts.all_zero(*(p[1] for p in panels)):
+        doc.p(f"No points were scored ({cfg.scoring} scoring), so there is no score "
+              "distribution to chart.")
+    else:
+        empty = [p[0].lower() for p in panels if charts.all_zero(p[1])]
+        pngs.append(charts.hist_chart(
+            panels, out / "scores.png",
+            f"Scores ({cfg.scoring} scoring): {cfg.name}, {cfg.players} players"))
+        doc.image(pngs[-1], f"Distribution of points per round ({cfg.scoring} scoring)" +
+                  (", rounds per match and final margins" if match else ""))
+        if empty:
+            doc.p("Not charted, all zero: " + ", ".join(empty) + ".")
     if match:
         _match_wins(doc, cfg, agg)
-    return [png]
+    return pngs
 
 
 def _match_wins(doc: Doc, cfg: GameConfig, agg: Aggregates) -> None:
@@ -291,7 +308,7 @@ def _draws(doc: Doc, cfg: GameConfig, agg: Aggregates, out: Path) -> list[Path]:
         if agg["sums"][idx] == 0 and cause not in ("turn", "draw2", "wd4"):
             continue
         e = per_round_estimate(agg, idx)
-        share = f"{100 * float(agg['sums'][idx]) / total:.1f}%" if total else "n/a"
+        share = pct(float(agg["sums"][idx]) / total) if total else "n/a"
         rows.append([CAUSE_LABELS[cause], num_ci(e), share])
         bars.append((CAUSE_LABELS[cause], e))
     rows.append(["**all causes**", num_ci(estimate(agg, METRIC_BY_KEY["drawn_mean"])),
@@ -311,7 +328,10 @@ def _draws(doc: Doc, cfg: GameConfig, agg: Aggregates, out: Path) -> list[Path]:
               "shown without an interval: these aggregates, written by an older unosim, hold "
               "no per-round sums of squares.")
     resh = per_round_estimate(agg, L.R_RESHUFFLES)
-    note = f"Reshuffles: {resh.value:.3f} per round. Stalemates: {stalemates} ({pct_ci(st_e)})."
+    note = f"Reshuffles: {sig3(resh.value)} per round. Stalemates: {stalemates} ({pct_ci(st_e)})."
+    if charts.all_zero([b[1].value for b in bars], agg["drawn_hist"]):
+        doc.p("No card was drawn in any round, so there is nothing to chart. " + note)
+        return []
     png = charts.draws_chart([b[0] for b in bars], [b[1].value for b in bars],
                              [b[1].low for b in bars], [b[1].high for b in bars],
                              agg["drawn_hist"], note, out / "draws.png",
