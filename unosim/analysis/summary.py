@@ -23,7 +23,17 @@ this module, see `SCHEMA_PATH`), every mean is per round unless named otherwise:
   ``engine.state.CAUSES``; ``special``: ``{card, plays_per_round,
   cards_drawn_per_round}`` (``card`` is the edition's special wild, or null);
 - ``matches`` (match mode only): ``{count, rounds_per_match, win_rate_by_seat,
-  win_rate_by_policy, unfinished, margin}``;
+  win_rate_by_policy, unfinished, margin, ties, win_share_by_seat,
+  win_share_by_policy, win_share_convention}``. ``win_rate_by_*`` give every
+  seat that shares a win a full win (so under ``lowest`` scoring they add up
+  to more than 1); ``win_share_by_*`` count a win shared by k seats as 1/k
+  for each (a partners team's win too), so they add up to the finished
+  matches; ``ties`` counts matches whose win was shared by two or more seats
+  (never under ``partners``, where two winners are one team). Aggregates
+  without ``match_wins_k`` (an older unosim) give full wins as shares, null
+  ``ties`` and ``win_share_convention`` ``"full"`` (see `match_win_shares`);
+- ``stop`` (runs with a precision target only): ``{precision, max_games,
+  half_width, met}``, how the run decided it had played enough games;
 - ``seed``, ``config_hash``, ``unosim_version``, ``config_name`` and ``config``
   (the resolved config, with the run's own ``games`` and ``seed``).
 """
@@ -32,7 +42,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +58,7 @@ if TYPE_CHECKING:
     from unosim.run import RunResult
 
 SCHEMA_VERSION = 1
+STOP_FIELDS = ("precision", "max_games", "half_width", "met")
 SCHEMA_PATH = Path(__file__).with_name("summary.schema.json")
 
 _HIST_FIELDS = ("n", "mean", "std", "sem", "median", "p10", "p90", "min", "max",
@@ -87,6 +98,55 @@ def _by_policy(wins_seat: np.ndarray, policies: Sequence[str], n: int) -> dict[s
         # Partners matches have two winners, so a policy's wins can exceed n.
         out[name] = {**(rate(k, n) if k <= n else {"rate": k / n, "low": None, "high": None}),
                      "wins": k, "seats": len(seats)}
+    return out
+
+
+def _share(wins: float, n: int) -> dict[str, Any]:
+    """A share of ``n`` trials that may count fractions (a tie split k ways).
+
+    The Wilson interval treats the shares as whole wins, which overstates
+    their spread a little, so the interval is conservative.
+    """
+    r, lo, hi = wilson_interval(wins, n)  # type: ignore[arg-type]  # any real count works
+    return {"rate": _clean(r), "low": _clean(lo), "high": _clean(hi), "wins": _clean(float(wins))}
+
+
+def match_win_shares(agg: Mapping[str, np.ndarray], scoring: str
+                     ) -> tuple[np.ndarray, int | None, bool]:
+    """(wins per seat, tied matches, split) of match-mode aggregates.
+
+    With ``match_wins_k`` (``[seat, k-1]``: matches won by ``seat`` with the
+    win shared by ``k`` seats), a shared win counts ``1/k`` for each seat, so
+    the shares add up to the finished matches, and the tied matches are those
+    with two or more winners, except under ``partners`` scoring, where the
+    two winners are one team. Without it (aggregates of an older unosim) every
+    sharing seat keeps a full win, the ties are unknown (None) and ``split``
+    is False.
+
+    >>> k = np.array([[2, 1, 0], [1, 1, 0], [3, 0, 0]])  # 6 outright, 1 tie of two
+    >>> shares, ties, split = match_win_shares({"match_wins_k": k}, "lowest")
+    >>> shares.tolist(), ties, split
+    ([2.5, 1.5, 3.0], 1, True)
+    >>> match_win_shares({"match_wins_seat": np.array([3, 2, 3])}, "lowest")[1:]
+    (None, False)
+    """
+    k_counts = agg.get("match_wins_k")
+    if k_counts is None:
+        return np.asarray(agg["match_wins_seat"], dtype=np.float64), None, False
+    k_counts = np.asarray(k_counts, dtype=np.int64)
+    ks = np.arange(1, k_counts.shape[1] + 1)
+    shares = (k_counts / ks).sum(axis=1)
+    if scoring == "partners":
+        return shares, 0, True
+    by_k = k_counts.sum(axis=0) // ks  # matches won by k seats together
+    return shares, int(by_k[1:].sum()), True
+
+
+def _shares_by_policy(shares: np.ndarray, policies: Sequence[str], n: int) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in sorted(set(policies)):
+        seats = [i for i, p in enumerate(policies) if p == name]
+        out[name] = {**_share(min(float(shares[seats].sum()), n), n), "seats": len(seats)}
     return out
 
 
@@ -137,6 +197,13 @@ def build_summary(agg: dict[str, np.ndarray], cfg: GameConfig, *, seed: int,
             "unfinished": {"count": unfinished, **rate(unfinished, m)},
             "margin": hist_stats(agg["margin_hist"]),
         }
+        shares, ties, split = match_win_shares(agg, cfg.scoring)
+        summary["matches"].update(
+            ties=None if ties is None else {"count": ties, **rate(ties, m)},
+            win_share_by_seat=[_share(min(float(w), m), m) for w in shares],
+            win_share_by_policy=_shares_by_policy(shares, policies, m),
+            win_share_convention="split" if split else "full",
+        )
     summary.update(
         seed=int(seed),
         config_hash=config_hash(run_cfg),
@@ -158,6 +225,9 @@ def summarize_run(result: RunResult) -> dict[str, Any]:
     summary is derived from ``aggregates.npz``, so a resumed run rewrites it.
     """
     summary = build_summary(result.aggregates, result.cfg, seed=result.seed, games=result.games)
+    stop = getattr(result, "stop", None)
+    if stop:
+        summary["stop"] = {k: stop.get(k) for k in STOP_FIELDS}
     if result.out is not None:
         text = summary_json(summary).encode()
         atomic_write(result.out / "summary.json", lambda f: f.write(text))
@@ -185,6 +255,12 @@ def format_text(summary: dict[str, Any], elapsed: float | None = None,
         fair = 100 / len(summary["win_rate_by_position"])
         lines.append(f"  first player wins {100 * first['rate']:.{d}f}% "
                      f"(95% CI {lo:.{d}f}–{hi:.{d}f}%; fair share {fair:.1f}%)")
+    by_policy = summary["win_rate_by_policy"]
+    if len(by_policy) > 1:
+        for name, p in by_policy.items():
+            lines.append(f"  {name + ' wins':<17} {_pct(p)} of rounds "
+                         f"({p['seats']} seat{'s' if p['seats'] > 1 else ''}; "
+                         f"fair share {100 * p['seats'] / len(summary['win_rate_by_position']):.1f}%)")
     st = summary["stalemates"]
     lines.append(f"  stalemates        {st['count']:,}"
                  + (f" ({100 * st['rate']:.2g}%)" if st["count"] else ""))
@@ -197,9 +273,58 @@ def format_text(summary: dict[str, Any], elapsed: float | None = None,
         if mr["mean"] is not None and mr["ci_low"] is not None:
             lines.append(f"  rounds per match  {format_ci(mr['mean'], mr['ci_low'], mr['ci_high'])}")
         lines.append(f"  unfinished        {summary['matches']['unfinished']['count']:,}")
+        lines += _match_lines(summary["matches"], summary["config"].get("scoring"))
+    stop = summary.get("stop")
+    if stop:
+        lines.append(_stop_line(stop, summary["games"], unit))
     if elapsed is not None:
         line = f"  elapsed           {elapsed:.1f} s"
         if rounds_computed and elapsed > 0:
             line += f" ({rounds_computed / elapsed:,.0f} rounds/s)"
         lines.append(line)
     return "\n".join(lines) + "\n"
+
+
+def _pct(r: Mapping[str, Any]) -> str:
+    """A rate as '25.3% (95% CI 24.1–26.5%)', or its bare value without an interval."""
+    if r["rate"] is None:
+        return "n/a"
+    if r["low"] is None or r["high"] is None:
+        return f"{100 * r['rate']:.1f}%"
+    lo, hi = 100 * r["low"], 100 * r["high"]
+    d = ci_decimals(lo, hi)
+    return f"{100 * r['rate']:.{d}f}% (95% CI {lo:.{d}f}–{hi:.{d}f}%)"
+
+
+def _match_lines(m: Mapping[str, Any], scoring: str | None) -> list[str]:
+    """Match win shares by seat (and policy) with the tie convention, and the tie rate."""
+    shares = m.get("win_share_by_seat")
+    if shares is None:  # a summary written before shares existed
+        return []
+    if m.get("win_share_convention") != "split":
+        note = "every seat sharing a win counted a full win: older aggregates"
+    elif scoring == "partners":
+        note = "a team's win counts 1/2 for each partner"
+    else:
+        note = "a win shared by k seats counts 1/k"
+    lines = [f"  match wins        ({note})"]
+    lines += [f"    seat {i:<12} {_pct(r)}" for i, r in enumerate(shares)]
+    by_policy = m.get("win_share_by_policy") or {}
+    if len(by_policy) > 1:
+        lines += [f"    {name:<17} {_pct(r)}" for name, r in by_policy.items()]
+    ties = m.get("ties")
+    if ties is not None and scoring != "partners":
+        lines.append(f"  tied matches      {ties['count']:,}"
+                     + (f", {_pct(ties)}" if ties["count"] else ""))
+    return lines
+
+
+def _stop_line(stop: Mapping[str, Any], games: int, unit: str) -> str:
+    """How a run with a precision target ended: met at N games, or not met at the cap."""
+    h, x = stop.get("half_width"), stop.get("precision")
+    hw = "n/a" if h is None else f"{h:.3g}"
+    if stop.get("met"):
+        return (f"  precision         stopped at {games:,} {unit}: half-width {hw} <= {x:g} "
+                "turns")
+    return (f"  precision         not met at the cap of {stop.get('max_games', games):,} "
+            f"{unit}: half-width {hw} > {x:g} turns")

@@ -15,19 +15,26 @@ from typing import Any, TypeVar
 import click
 from click.shell_completion import CompletionItem
 
-from unosim.rules.limits import MAX_GAMES, MAX_SEED
+from unosim.rules.limits import DEFAULT_MAX_GAMES, MAX_GAMES, MAX_SEED
 
 __all__ = [
     "BACKENDS",
     "backend",
     "chunk_size",
     "command_line",
+    "games_and_cap",
+    "answers",
     "force",
+    "format_option",
     "games",
     "jobs",
     "load",
+    "margin",
+    "max_games",
     "out_dir",
     "overrides",
+    "parse_margins",
+    "precision",
     "quiet",
     "records",
     "resume",
@@ -76,6 +83,30 @@ games: Callable[[F], F] = click.option(
     "--games", type=click.IntRange(1, MAX_GAMES), default=None,
     help="Games to simulate per config: rounds, or matches in match mode "
          "(default: the config's `games`; compare: the first config's).")
+
+
+def _positive(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    """A precision must be a finite number above 0 (0 could never be met)."""
+    if value is not None and not (0 < value < float("inf")):
+        raise click.BadParameter("must be a number above 0")
+    return value
+
+
+precision: Callable[[F], F] = click.option(
+    "--precision", type=float, default=None, metavar="X", callback=_positive,
+    help="Instead of --games: add chunks until the 95% interval of the headline figure "
+         "(run: mean turns per round) is at most ±X, capped by --max-games.")
+max_games: Callable[[F], F] = click.option(
+    "--max-games", type=click.IntRange(1, MAX_GAMES), default=None,
+    help=f"With --precision: stop at this many games even if the target is not met "
+         f"(default {DEFAULT_MAX_GAMES:,}).")
+format_option: Callable[[F], F] = click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+    show_default=True,
+    help="json: print the machine-readable result on stdout and nothing else "
+         "(notes and progress stay on stderr).")
+
+
 def _not_empty(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """``--out ''`` would mean the current directory: refuse it rather than write there."""
     if value is not None and not value:
@@ -127,6 +158,46 @@ def _stack(*decorators: Callable[[F], F]) -> Callable[[F], F]:
 # dir that resumes (--resume) or is discarded (--force) like `unosim run`'s.
 study = _stack(games, seed, out_dir, overrides, jobs, backend, scheduler, reuse, resume, force,
                quiet)
+margin: Callable[[F], F] = click.option(
+    "--margin", "margins", multiple=True, metavar="[METRIC=]X",
+    help="The difference too small to matter, per metric (repeatable): X% of the baseline "
+         "or an absolute number (percentage points for rates). A bare X is for mean turns. "
+         "Defaults: 1% of the baseline for lengths and counts, 0.5 points for rates.")
+# what a study answers with: precision stopping, margins, machine-readable output
+answers = _stack(precision, max_games, margin, format_option)
+
+
+def parse_margins(specs: tuple[str, ...]) -> dict[str, Any]:
+    """``--margin`` values as {metric key: Margin}; a bad one is a usage error."""
+    from unosim.analysis.estimates import METRIC_BY_KEY
+    from unosim.analysis.paired import parse_margin
+
+    out: dict[str, Any] = {}
+    for spec in specs:
+        key, sep, value = spec.rpartition("=")
+        key = key.strip() if sep else "turns_mean"
+        if key not in METRIC_BY_KEY:
+            raise click.BadParameter(f"unknown metric {key!r} (choose from "
+                                     f"{', '.join(METRIC_BY_KEY)})", param_hint="--margin")
+        try:
+            out[key] = parse_margin(value, rate=METRIC_BY_KEY[key].kind == "rate")
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--margin") from None
+    return out
+
+
+def games_and_cap(games: int | None, precision_: float | None,
+                  max_games_: int | None) -> tuple[int | None, int | None]:
+    """(games, cap): ``--games`` and ``--precision`` exclude each other, and
+    ``--max-games`` only caps a precision target (default `DEFAULT_MAX_GAMES`)."""
+    if precision_ is None:
+        if max_games_ is not None:
+            raise click.UsageError("--max-games caps --precision; use --games for a fixed count")
+        return games, None
+    if games is not None:
+        raise click.UsageError("give --games or --precision, not both "
+                               "(--max-games caps a precision run)")
+    return None, DEFAULT_MAX_GAMES if max_games_ is None else max_games_
 
 
 def load(config: str, overrides: tuple[str, ...]) -> Any:

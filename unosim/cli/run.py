@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -13,6 +15,8 @@ from unosim.cli.console import Command, compile_notice, warn
 @click.command("run", cls=Command)
 @click.argument("config")
 @options.games
+@options.precision
+@options.max_games
 @options.seed
 @options.out_dir
 @options.overrides
@@ -24,43 +28,67 @@ from unosim.cli.console import Command, compile_notice, warn
 @options.backend
 @options.scheduler
 @options.chunk_size
+@options.format_option
 @click.option("--no-report", is_flag=True,
               help="Skip report.md / report.html / charts (summary.json only).")
-def run_cmd(config: str, games: int | None, seed: int | None, out: str | None,
-            overrides: tuple[str, ...], jobs: int | None, records: bool, resume: bool,
-            force: bool, quiet: bool, backend: str, scheduler: str | None,
-            chunk_size: int | None, no_report: bool) -> None:
+def run_cmd(config: str, games: int | None, precision: float | None, max_games: int | None,
+            seed: int | None, out: str | None, overrides: tuple[str, ...], jobs: int | None,
+            records: bool, resume: bool, force: bool, quiet: bool, backend: str,
+            scheduler: str | None, chunk_size: int | None, fmt: str, no_report: bool) -> None:
     """Simulate many games in parallel and write DIR/summary.json (and a report).
 
-    DIR (--out; default runs/NAME-seedS) is locked while the command runs. It
-    must be new or empty, or hold a run: --resume continues that run, --force
-    discards it (only the files it wrote; a directory holding no run is never
-    cleared).
+    With --set, the run is named after the config and its overrides
+    (``classic-jump_in`` for ``classic --set house_rules.jump_in=true``), so
+    variants never share a default DIR. DIR (--out; default runs/NAME-seedS)
+    is locked while the command runs. It must be new or empty, or hold a run:
+    --resume continues that run, --force discards it (only the files it
+    wrote; a directory holding no run is never cleared).
     """
+    from unosim.report.labels import variant_name
     from unosim.rules.config import name_slug
     from unosim.run import lock_out_dir, record_outputs, run_simulation
 
+    games, cap = options.games_and_cap(games, precision, max_games)
     cfg = options.load(config, overrides)
-    games = cfg.games if games is None else games
+    if overrides:
+        cfg = cfg.model_copy(update={"name": variant_name(cfg.name, overrides)})
+    games = cap if cap is not None else cfg.games if games is None else games
     seed = cfg.seed if seed is None else seed
     out_dir = Path(out) if out is not None else Path("runs") / f"{name_slug(cfg.name)}-seed{seed}"
+    text = fmt == "text"
     compile_notice(quiet)
+    # The precision target goes to the runner only when given (games is then its cap).
+    target: dict[str, Any] = {} if precision is None else {"precision": precision}
     with lock_out_dir(out_dir, warn):  # held until the report is written
         result = run_simulation(cfg, games=games, seed=seed, jobs=jobs, out=out_dir,
                                 records=records, resume=resume, force=force, backend=backend,
                                 scheduler=scheduler, chunk_size=chunk_size,
-                                progress=not quiet, on_warning=warn)
+                                progress=not quiet, on_warning=warn, **target)
         from unosim.analysis.summary import format_text, summarize_run  # scipy: games done
 
         summary = summarize_run(result)
-        click.echo(format_text(summary, result.elapsed, result.rounds_run), nl=False)
-        note = f"  written to        {out_dir}/summary.json"
-        if result.chunks_reused:
-            note += f" ({result.chunks_reused} of {result.chunks_total} chunks reused)"
-        click.echo(note)
+        if text:
+            click.echo(format_text(summary, result.elapsed, result.rounds_run), nl=False)
+            note = f"  written to        {out_dir}/summary.json"
+            if result.chunks_reused:
+                note += f" ({result.chunks_reused} of {result.chunks_total} chunks reused)"
+            click.echo(note)
+        report = None
         if not no_report:
             from unosim.report.run_report import write_report
 
             # listed in run.json, so that --force removes them with the run
             record_outputs(out_dir, write_report(out_dir, cfg, result.aggregates, summary))
-            click.echo(f"  report            {out_dir}/report.html (and report.md, charts)")
+            report = out_dir / "report.html"
+            if text:
+                click.echo(f"  report            {report} (and report.md, charts)")
+    if not text:
+        click.echo(json.dumps({
+            "out": str(out_dir),
+            "report": None if report is None else str(report),
+            "elapsed": result.elapsed,
+            "rounds_run": result.rounds_run,
+            "chunks_reused": result.chunks_reused,
+            "chunks_total": result.chunks_total,
+            "summary": summary,
+        }, indent=2, allow_nan=False))

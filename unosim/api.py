@@ -1,0 +1,261 @@
+"""The Python API for notebooks and scripts: ``import unosim; unosim.run("classic")``.
+
+It does what the CLI does, without printing or exiting: configs are read as
+``unosim run`` reads them (`config`), a run goes through the same runner,
+summary and report, and errors are the same typed one-line exceptions
+(``ConfigError``, ``RunError``, ...). A run with ``set`` overrides is named
+after them, as ``unosim run --set`` names it (`unosim.report.labels.variant_name`).
+
+``unosim`` imports this module on first use of ``unosim.run`` (the package
+itself stays light for the engine's worker processes). Functions that take
+several configs (compare, sweep) belong here too, built on `config` and
+returning result objects like `Result`. See ``docs/python.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from unosim.rules.config import GameConfig, load_config
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["Interval", "Result", "config", "run"]
+
+@dataclass(frozen=True)
+class Interval:
+    """An estimate and its 95% interval: ``mean`` (the point estimate), ``low``, ``high``.
+
+    >>> Interval(41.2, 40.9, 41.5, 1000)
+    Interval(mean=41.2, low=40.9, high=41.5, n=1000)
+    >>> round(Interval(41.2, 40.9, 41.5, 1000).half_width, 2)
+    0.3
+    """
+
+    mean: float
+    low: float
+    high: float
+    n: int
+
+    @property
+    def half_width(self) -> float:
+        """Half the interval's width: the ``precision`` a run can target."""
+        return (self.high - self.low) / 2
+
+    def __str__(self) -> str:
+        from unosim.analysis.stats import format_ci
+
+        if not (math.isfinite(self.low) and math.isfinite(self.high)):
+            return f"{self.mean:g}"
+        return format_ci(self.mean, self.low, self.high)
+
+
+def _overrides(values: Mapping[str, Any] | None) -> list[str]:
+    """``{"players": 6}`` as ``--set`` texts; JSON is YAML, so every value reads back."""
+    return [f"{k}={json.dumps(v)}" for k, v in (values or {}).items()]
+
+
+def config(source: str | Path | Mapping[str, Any] | GameConfig,
+           set: Mapping[str, Any] | None = None) -> GameConfig:  # noqa: A002 (as --set)
+    """A validated config: a file, a built-in name or a mapping, with ``set`` overrides.
+
+    A mapping is read as a YAML file holding it would be (``extends:`` a
+    built-in name works; a name defaults to ``config``). Overrides use the
+    ``--set`` keys (``house_rules.jump_in``) and, when there are any, name the
+    config as ``unosim run --set`` does.
+
+    >>> cfg = config("classic", set={"house_rules.jump_in": True})
+    >>> cfg.name, cfg.house_rules.jump_in
+    ('classic-jump_in', True)
+    >>> config({"extends": "classic", "name": "six", "players": 6}).players
+    6
+    """
+    from unosim.report.labels import variant_name
+
+    overrides = _overrides(set)
+    if isinstance(source, GameConfig):
+        cfg = load_config(_as_file(source.model_dump(mode="json"), source.name), overrides) \
+            if overrides else source
+    elif isinstance(source, Mapping):
+        cfg = load_config(_as_file(source, "config"), overrides)
+    else:
+        cfg = load_config(source, overrides)
+    if overrides:
+        cfg = cfg.model_copy(update={"name": variant_name(cfg.name, overrides)})
+    return cfg
+
+
+def _as_file(data: Mapping[str, Any], stem: str) -> Path:
+    """A mapping written as a YAML file, so that it is read exactly as a config file is."""
+    import yaml
+
+    folder = Path(tempfile.mkdtemp(prefix="unosim-config-"))
+    path = folder / f"{stem}.yaml"
+    path.write_text(yaml.safe_dump(dict(data), sort_keys=False))
+    return path
+
+
+@dataclass
+class Result:
+    """One finished run: its summary, headline estimates, a tidy table, records, a report.
+
+    ``aggregates`` are the merged totals every figure comes from; ``out`` is
+    the run directory (None for a run kept in memory); ``stop`` says how a
+    run with a precision target ended (None otherwise).
+    """
+
+    cfg: GameConfig
+    seed: int
+    games: int
+    aggregates: dict[str, np.ndarray]
+    summary: dict[str, Any]
+    out: Path | None = None
+    stop: dict[str, Any] | None = None
+    elapsed: float | None = field(default=None, repr=False)
+
+    def __repr__(self) -> str:
+        where = f", out={str(self.out)!r}" if self.out else ""
+        return (f"Result({self.cfg.name!r}, games={self.games:,}, seed={self.seed}, "
+                f"turns={self.turns}{where})")
+
+    @classmethod
+    def from_dir(cls, run_dir: str | Path) -> Result:
+        """A finished run directory (``summary.json`` + ``aggregates.npz``) read back."""
+        from unosim.report.runs import load_run
+
+        r = load_run(run_dir)
+        summary = r.summary or {}
+        return cls(r.cfg, r.seed, r.games, r.aggregates, summary, r.out, summary.get("stop"))
+
+    def estimate(self, key: str) -> Interval:
+        """A headline metric by key (``turns_mean``, ``first_player_win_rate``, ...)."""
+        from unosim.analysis.estimates import METRIC_BY_KEY, estimate
+
+        if key not in METRIC_BY_KEY:
+            raise KeyError(f"unknown metric {key!r} (known: {', '.join(METRIC_BY_KEY)})")
+        e = estimate(self.aggregates, METRIC_BY_KEY[key])
+        return Interval(e.value, e.low, e.high, e.n)
+
+    @property
+    def turns(self) -> Interval:
+        """Mean turns per round, with its 95% t interval."""
+        return self.estimate("turns_mean")
+
+    def frame(self) -> pd.DataFrame:
+        """Every metric with its 95% interval, one row each (a tidy pandas DataFrame).
+
+        Columns: ``config``, ``metric``, ``label``, ``value``, ``low``,
+        ``high``, ``n``. Rows: the headline metrics of ``unosim compare``,
+        then the round win rate of each position from the dealer's left, each
+        seat and each policy (and, in match mode, each seat's share of match
+        wins). Intervals that cannot be computed are NaN.
+        """
+        import pandas as pd
+
+        from unosim.analysis.estimates import estimate, metrics_for, wilson_estimate
+
+        agg = self.aggregates
+        rows: list[tuple[Any, ...]] = []
+        for m in metrics_for(agg):
+            e = estimate(agg, m)
+            rows.append((m.key, m.label, e.value, e.low, e.high, e.n))
+        n = int(agg["counts"][1])
+        for i, k in enumerate(agg["wins_pos"]):
+            e = wilson_estimate(int(k), n)
+            rows.append((f"win_rate_position_{i}", f"Round win rate, position {i} "
+                         "from the dealer's left", e.value, e.low, e.high, n))
+        for i, k in enumerate(agg["wins_seat"]):
+            e = wilson_estimate(int(k), n)
+            rows.append((f"win_rate_seat_{i}", f"Round win rate, seat {i}",
+                         e.value, e.low, e.high, n))
+        for name, p in self.summary.get("win_rate_by_policy", {}).items():
+            rows.append((f"win_rate_{name}", f"Round win rate, {name} seats",
+                         *_nan(p["rate"], p["low"], p["high"]), n))
+        matches = self.summary.get("matches") or {}
+        for i, s in enumerate(matches.get("win_share_by_seat", [])):
+            rows.append((f"match_win_share_seat_{i}",
+                         f"Match win share, seat {i} (a tie shared by k counts 1/k)",
+                         *_nan(s["rate"], s["low"], s["high"]), int(matches["count"])))
+        df = pd.DataFrame(rows, columns=["metric", "label", "value", "low", "high", "n"])
+        df.insert(0, "config", self.cfg.name)
+        return df
+
+    def records(self) -> pd.DataFrame:
+        """One row per round, when the run kept records (``run(..., records=True)``)."""
+        import pandas as pd
+
+        parts = sorted((self.out / "records").glob("part-*.parquet")) if self.out else []
+        if not parts:
+            raise ValueError("this run kept no records: run it with records=True")
+        return pd.concat([pd.read_parquet(p) for p in parts], ignore_index=True)
+
+    def report(self, path: str | Path | None = None) -> Path:
+        """Write report.md, report.html and the charts into ``path`` (default: the run's
+        out dir); returns the path of report.html."""
+        from unosim.report.run_report import write_report
+
+        target = Path(path) if path is not None else self.out
+        if target is None:
+            raise ValueError("this run has no out dir: give report() a folder")
+        write_report(target, self.cfg, self.aggregates, self.summary)
+        return target / "report.html"
+
+
+def _nan(*values: float | None) -> tuple[float, ...]:
+    return tuple(float("nan") if v is None else float(v) for v in values)
+
+
+def run(config: str | Path | Mapping[str, Any] | GameConfig, games: int | None = None,
+        seed: int | None = 1, precision: float | None = None,
+        set: Mapping[str, Any] | None = None,  # noqa: A002 (named as the CLI's --set)
+        jobs: int | None = None, *, max_games: int | None = None,
+        out: str | Path | None = None, records: bool = False, resume: bool = False,
+        force: bool = False, backend: str = "loky", chunk_size: int | None = None,
+        progress: bool = False) -> Result:
+    """Simulate ``config`` and return its `Result`, as ``unosim run`` would.
+
+    ``config`` is a file, a built-in name, a mapping or a ``GameConfig``;
+    ``set`` holds ``--set`` overrides (``{"players": 6}``). ``games`` defaults
+    to the config's; ``seed`` None means the config's. With ``precision``,
+    games are added chunk by chunk until the 95% interval of mean turns per
+    round is at most ± ``precision`` (at most ``max_games``, default
+    10,000,000); ``games`` may then not be given. Without ``out`` the run
+    stays in memory, except that ``records`` needs a folder (a new temporary
+    one, then). ``jobs`` defaults to one process for small runs, else all
+    cores.
+    """
+    from unosim.analysis.summary import summarize_run
+    from unosim.run import run_simulation
+
+    cfg = _config(config, set)
+    target: dict[str, Any] = {}
+    if precision is not None:
+        if games is not None:
+            raise ValueError("give games or precision, not both (max_games caps precision)")
+        if not 0 < precision < math.inf:
+            raise ValueError(f"precision must be a number above 0, not {precision!r}")
+        target["precision"] = float(precision)
+        games = 10_000_000 if max_games is None else max_games
+    elif max_games is not None:
+        raise ValueError("max_games caps a precision run; use games for a fixed count")
+    if records and out is None:
+        out = tempfile.mkdtemp(prefix=f"unosim-{cfg.name[:40]}-")
+    r = run_simulation(cfg, games=cfg.games if games is None else games,
+                       seed=cfg.seed if seed is None else seed, jobs=jobs, out=out,
+                       records=records, resume=resume, force=force, backend=backend,
+                       chunk_size=chunk_size, progress=progress, **target)
+    summary = summarize_run(r)
+    return Result(r.cfg, r.seed, r.games, r.aggregates, summary, r.out,
+                  getattr(r, "stop", None), r.elapsed)
+
+
+_config = config  # `run` takes a parameter named config
