@@ -49,7 +49,7 @@ def test_the_key_covers_state_cards_and_limits() -> None:
     ("state.py", "S_PHASE = 0", "S_PHASE = 30"),
     ("cards.py", "NRANKS = 13", "NRANKS = 14"),
     ("limits.py", "MAX_DECKS = 4", "MAX_DECKS = 5"),
-    ("policies.py", "0.0", "0.5"),
+    ("habits.py", "0.0", "0.5"),
 ])
 def test_a_changed_constant_changes_the_key(sources: list[Path], name: str, old: str,
                                             new: str) -> None:

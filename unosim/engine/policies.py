@@ -1,31 +1,30 @@
 """The compiled policies: who plays what when a decision comes up.
 
 ``random`` is the reference policy of RULES.md section 7 and must stay
-exactly as it is (every published figure uses it); ``strategic`` is a simple
-table-sense heuristic. A seat's policy is ``pp[seat, P_KIND]``; adding one is
-a ``POLICY_*`` code and its parameters in `unosim.engine.state`, a function
-here, and a line in `policy_action`.
+exactly as it is (every published figure uses it). ``greedy``, ``cautious``,
+``defender`` and ``strategic`` are sets of named habits, one compiled machine
+in `unosim.engine.habits` (docs/policies.md). A seat's policy is
+``pp[seat, P_KIND]``; adding a habit is a field of
+`unosim.rules.models.HabitParams`, its ``P_*`` column in
+`unosim.engine.state`, and its lines in `unosim.engine.habits`.
 """
 
 from __future__ import annotations
 
+from unosim.engine.habits import habit_action
 from unosim.engine.jit import jit
-from unosim.engine.kinds import card, color_of, is_action, is_draw_two, is_skip, is_wild, rank_of
-from unosim.engine.rng import chance, rng_int
-from unosim.engine.rules import can_play, can_stack, challengeable
+from unosim.engine.kinds import card, is_wild, rank_of
+from unosim.engine.rng import rng_int
+from unosim.engine.rules import can_stack
 from unosim.engine.state import (
     A_ACCEPT,
-    A_CHALLENGE,
     A_COLOR,
     A_DRAW,
     A_TARGET,
     C_PLAYERS,
     C_WD4_WILDS_BLOCK,
-    H_SIZE,
     H_SUIT,
     NCOLORS,
-    P_BLUFF,
-    P_CHALLENGE,
     P_KIND,
     PH_COLOR,
     PH_DRAWN,
@@ -33,10 +32,9 @@ from unosim.engine.state import (
     PH_PENDING,
     PH_TARGET,
     PH_TURN,
-    POLICY_STRATEGIC,
+    POLICY_RANDOM,
     S_COLOR,
     S_CUR,
-    S_DIR,
     S_DRAWN,
     S_NALIVE,
     S_PHASE,
@@ -44,8 +42,8 @@ from unosim.engine.state import (
     Config,
     State,
 )
-from unosim.engine.table import next_alive, top_card
-from unosim.rules.cards import NK, NRANKS, STACKABLE, WD4, WX, W
+from unosim.engine.table import top_card
+from unosim.rules.cards import NRANKS, STACKABLE, WD4, WX, W
 
 
 @jit
@@ -154,77 +152,15 @@ def random_action(S: State, C: Config) -> int:
 
 
 @jit
-def _best_color(S: State, p: int) -> int:
-    best, bc = 0, -1
-    for c in range(NCOLORS):
-        n = S.hands[p, H_SUIT + c]
-        if n > bc:
-            best, bc = c, n
-    return best
-
-
-@jit
-def _fewest_cards(S: State, C: Config, p: int) -> int:
-    hands, seat = S.hands, S.seat
-    best, bn = p, 1 << 30
-    for q in range(C.ci[C_PLAYERS]):
-        if q != p and seat[q, SEAT_ALIVE] != 0 and hands[q, H_SIZE] < bn:
-            best, bn = q, hands[q, H_SIZE]
-    return best
-
-
-@jit
 def strategic_action(S: State, C: Config) -> int:
-    """Attack a short next hand, shed points, keep wilds for when nothing else
-    fits, name the color held most."""
-    s, hands, rng, pp = S.s, S.hands, S.rng, C.pp
-    ph = s[S_PHASE]
-    p = s[S_CUR]
-    if ph == PH_TURN:
-        victim = next_alive(S, C, p, s[S_DIR])
-        danger = hands[victim, H_SIZE] <= 2
-        best, bscore = -1, -1e9
-        for k in range(NK):
-            if hands[p, k] <= 0 or not can_play(S, C, p, k):
-                continue
-            if is_wild(k):
-                sc = -100.0 if k == W or k == WX else -50.0
-                if danger and k == WD4:
-                    sc = 100.0
-            else:
-                sc = 20.0 if is_action(k) else float(rank_of(k))
-                if danger and (is_skip(k) or is_draw_two(k)):
-                    sc += 200.0
-                # prefer keeping a color we hold many of
-                sc += 0.5 * hands[p, H_SUIT + color_of(k)]
-            if sc > bscore:
-                best, bscore = k, sc
-        if best < 0:
-            if hands[p, WD4] > 0 and chance(rng, pp[p, P_BLUFF]):
-                return WD4
-            return A_DRAW
-        return best
-    if ph == PH_DRAWN:
-        return s[S_DRAWN]
-    if ph == PH_COLOR:
-        return A_COLOR + _best_color(S, p)
-    if ph == PH_PENDING:
-        for k in STACKABLE:
-            if can_stack(S, C, p, k):
-                return k
-        if challengeable(S) and chance(rng, pp[p, P_CHALLENGE]):
-            return A_CHALLENGE
-        return A_ACCEPT
-    if ph == PH_TARGET:
-        return A_TARGET + _fewest_cards(S, C, p)
-    if ph == PH_JUMP:
-        return top_card(S)
-    return -1
+    """The seat's habit policy (``greedy``, ``cautious``, ``defender`` or
+    ``strategic``: one compiled machine, its habits read from ``pp``)."""
+    return habit_action(S, C)
 
 
 @jit
 def policy_action(S: State, C: Config) -> int:
     """The compiled policy of the seat that must decide now."""
-    if C.pp[S.s[S_CUR], P_KIND] == POLICY_STRATEGIC:
-        return strategic_action(S, C)
-    return random_action(S, C)
+    if C.pp[S.s[S_CUR], P_KIND] == POLICY_RANDOM:
+        return random_action(S, C)
+    return habit_action(S, C)

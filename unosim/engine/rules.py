@@ -109,6 +109,7 @@ from unosim.engine.state import (
     NA,
     NCOLORS,
     P_BLUFF,
+    P_CALL_UNO,
     PH_COLOR,
     PH_DONE,
     PH_DRAWN,
@@ -141,6 +142,7 @@ from unosim.engine.state import (
     S_STACK_TURN,
     S_TARGET_CTX,
     S_TGT,
+    S_WD4_COLOR,
     S_WD4_LEGAL,
     S_WD4_PLAYER,
     SEAT_ALIVE,
@@ -151,10 +153,12 @@ from unosim.engine.state import (
     State,
 )
 from unosim.engine.table import (
+    clear_voids,
     close_draw,
     copy_row,
     draw_n,
     draw_one,
+    forget_voids,
     next_alive,
     open_draw,
     remove_card,
@@ -244,6 +248,8 @@ def begin_turn(S: State, C: Config, p: int) -> None:
         end_round(S, C, -1)
         return
     st[R_TURNS] += 1
+    if st[R_TURNS] == 1:
+        forget_voids(S, C)  # the policies' memory of who drew on what is per round
     s[S_PHASE] = PH_TURN
     s[S_CUR] = p
     emit(S, EV_TURN, p, s[S_COLOR], top_card(S), 0, 0)
@@ -263,6 +269,7 @@ def start_play(S: State, C: Config, p: int, k: int) -> None:
     if k == WD4:
         s[S_WD4_LEGAL] = 1 if wd4_ok(S, C, p) else 0
         s[S_WD4_PLAYER] = p
+        s[S_WD4_COLOR] = s[S_COLOR]
     remove_card(S, p, k)
     piles[1, s[S_NDISC]] = k
     s[S_NDISC] += 1
@@ -293,7 +300,8 @@ def after_color(S: State, C: Config) -> None:
 def do_uno(S: State, C: Config, p: int) -> None:
     """``p``'s play left one card: they call UNO, or forget and may be caught."""
     rng, cf = S.rng, C.cf
-    if not chance(rng, cf[F_UNO_FORGET]):
+    # a seat whose policy has the call_uno habit never forgets (no random draw)
+    if C.pp[p, P_CALL_UNO] != 0 or not chance(rng, cf[F_UNO_FORGET]):
         emit(S, EV_UNO, p, 1, 0, 0, 0)
         end_silences(S, C)
         return
@@ -373,6 +381,8 @@ def swap_hands(S: State, a: int, b: int) -> None:
     copy_row(tmp, hands[a])
     copy_row(hands[a], hands[b])
     copy_row(hands[b], tmp)
+    clear_voids(S, a)
+    clear_voids(S, b)
 
 
 @jit
@@ -390,6 +400,7 @@ def rotate_hands(S: State, C: Config, d: int) -> None:
         copy_row(carry, tmp)
         q = t
     S.st[R_SWAPS] += 1
+    forget_voids(S, C)
     emit(S, EV_ROTATE, d, 0, 0, 0, 0)
 
 
@@ -486,6 +497,7 @@ def draw_for_turn(S: State, C: Config, p: int) -> None:
         if k < 0 or not dup or can_play(S, C, p, k):
             break
     close_draw(S)
+    S.voids[p, s[S_COLOR]] = 1  # public: p drew on this color (any card it keeps is not)
     if k >= 0 and can_play(S, C, p, k):
         s[S_PHASE] = PH_DRAWN
         s[S_DRAWN] = k

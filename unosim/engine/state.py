@@ -30,6 +30,7 @@ from unosim.rules.cards import COLORS, NK
 from unosim.rules.config import GameConfig, resolved_rules
 from unosim.rules.editions import deck_counts, points_by_kind, wish_icon_mask
 from unosim.rules.limits import MAX_DECKS, MAX_PLAYERS
+from unosim.rules.models import HabitParams, policy_params
 from unosim.rules.settings import house_rule_switches
 
 IntArray = NDArray[np.int64]
@@ -90,16 +91,60 @@ F_SLIP = 3
 NCF = 4
 
 # --- per-seat policy parameters: float64 matrix pp[seat, P_*] --------------
+# Column 0 is the policy (POLICY_*); the others are the parameters of the
+# habit policies, one column per field of `unosim.rules.models.HabitParams`
+# (PARAM_COLUMNS; booleans are 0/1). docs/policies.md describes each.
 P_KIND = 0  # POLICY_* below
-P_BLUFF = 1  # probability of bluffing an illegal WD4 when one is held
-P_CHALLENGE = 2  # probability of challenging a WD4 (strategic policy only)
-NPP = 3
-POLICY_RANDOM, POLICY_STRATEGIC = 0, 1
-# Per-policy parameters compiled into pp[seat]. The reference policy never
-# bluffs or challenges (RULES.md section 7); strategic challenges sometimes.
+P_BLUFF = 1  # bluff_rate: play an illegal WD4 at this rate when nothing else is legal
+P_CHALLENGE = 2  # challenge_threshold: challenge a WD4 judged illegal with a chance above this
+P_JUMP = 3  # jump_in_rate
+P_SHED = 4  # shed_points
+P_NUMBERS = 5  # numbers_first
+P_KEEP_COLORS = 6  # keep_colors
+P_NAME_MOST = 7  # name_most_held
+P_RESERVE = 8  # keep_stack_reserve
+P_DUMP = 9  # dump_high_value
+P_DUMP_AT = 10
+P_ATTACK = 11  # save_attack
+P_ATTACK_AT = 12
+P_HOLD_WD4 = 13  # hold_wd4
+P_WD4_AT = 14
+P_REVERSE = 15  # reverse_away
+P_REVERSE_AT = 16
+P_VOID = 17  # switch_to_void
+P_TARGET = 18  # target_by_size
+P_CALL_UNO = 19  # call_uno
+NPP = 20
+PARAM_COLUMNS: dict[str, int] = {
+    "bluff_rate": P_BLUFF, "challenge_threshold": P_CHALLENGE, "jump_in_rate": P_JUMP,
+    "shed_points": P_SHED, "numbers_first": P_NUMBERS, "keep_colors": P_KEEP_COLORS,
+    "name_most_held": P_NAME_MOST, "keep_stack_reserve": P_RESERVE,
+    "dump_high_value": P_DUMP, "dump_at": P_DUMP_AT, "save_attack": P_ATTACK,
+    "attack_at": P_ATTACK_AT, "hold_wd4": P_HOLD_WD4, "wd4_at": P_WD4_AT,
+    "reverse_away": P_REVERSE, "reverse_at": P_REVERSE_AT, "switch_to_void": P_VOID,
+    "target_by_size": P_TARGET, "call_uno": P_CALL_UNO,
+}
+POLICY_RANDOM, POLICY_GREEDY, POLICY_CAUTIOUS, POLICY_DEFENDER, POLICY_STRATEGIC = 0, 1, 2, 3, 4
+POLICY_CODE = {"random": POLICY_RANDOM, "greedy": POLICY_GREEDY, "cautious": POLICY_CAUTIOUS,
+               "defender": POLICY_DEFENDER, "strategic": POLICY_STRATEGIC}
+
+
+def policy_row(policy: str, params: HabitParams | None) -> FloatArray:
+    """One seat's ``pp`` row. The reference policy's row is its code and zeros:
+    it never bluffs or challenges (RULES.md section 7)."""
+    row = np.zeros(NPP, dtype=np.float64)
+    row[P_KIND] = POLICY_CODE[policy]
+    if params is not None:
+        for name, value in params.model_dump().items():
+            row[PARAM_COLUMNS[name]] = float(value)
+    return row
+
+
+# Each policy's default row, by column (the parameters a seat gets when it
+# names only the policy).
 POLICY_PARAMS: dict[str, dict[int, float]] = {
-    "random": {P_KIND: POLICY_RANDOM, P_BLUFF: 0.0, P_CHALLENGE: 0.0},
-    "strategic": {P_KIND: POLICY_STRATEGIC, P_BLUFF: 0.0, P_CHALLENGE: 0.25},
+    name: {col: float(v) for col, v in enumerate(policy_row(name, policy_params(name)))}
+    for name in POLICY_CODE
 }
 
 # --- actions (every choice is an action) -----------------------------------
@@ -208,7 +253,8 @@ S_ROUND = 27
 S_OVERFLOW = 28
 S_FIRSTP = 29
 S_STACK_TURN = 30  # a stacking turn has started (turn and slip written), card still to play
-NS = 31
+S_WD4_COLOR = 31  # the color active when the latest WD4 was played (public: a challenge reads it)
+NS = 32
 
 # --- per seat: int64 matrix seat[q, SEAT_*] ---------------------------------------
 SEAT_ALIVE, SEAT_SILENCED, SEAT_SCORE = 0, 1, 2
@@ -245,6 +291,8 @@ class State(Protocol):
     winners: IntArray  # [MAX_PLAYERS] a finished match's winning seats
     flags: IntArray  # [MAX_PLAYERS] work space: one flag per seat
     scratch: IntArray  # [2, NH] work space: hand rows being swapped
+    voids: IntArray  # [MAX_PLAYERS, NCOLORS] 1: the seat drew on its turn on that color, and
+    #                 has taken no card since (public memory the policies read)
 
 
 class Config(Protocol):
@@ -285,7 +333,8 @@ def state_dtype(pile: int) -> np.dtype:
                      ("rng", np.uint64, (4,)), ("ev", np.int64, (EV_ROWS, EV_W)),
                      ("cl", np.int64, (CL_SIZE,)), ("st", np.int64, (NR,)),
                      ("winners", np.int64, (MAX_PLAYERS,)), ("flags", np.int64, (MAX_PLAYERS,)),
-                     ("scratch", np.int64, (2, NH))])
+                     ("scratch", np.int64, (2, NH)),
+                     ("voids", np.int64, (MAX_PLAYERS, NCOLORS))])
 
 
 def config_dtype(pile: int) -> np.dtype:
@@ -388,9 +437,8 @@ def compile_config(cfg: GameConfig) -> CompiledConfig:
 
     seats = cfg.seat_policies
     pp = np.zeros((cfg.players, NPP), dtype=np.float64)
-    for seat, policy in enumerate(seats):
-        for col, value in POLICY_PARAMS[policy].items():
-            pp[seat, col] = value
+    for seat, (policy, params) in enumerate(zip(seats, cfg.seat_params, strict=True)):
+        pp[seat] = policy_row(policy, params)
 
     return CompiledConfig(
         ci=ci,

@@ -109,8 +109,23 @@ def shuffle_row(S: State, row: int, n: int) -> None:
 
 # --- drawing: an open draw collects its cards into one trace event ------------------
 @jit
+def clear_voids(S: State, p: int) -> None:
+    """``p`` takes cards: what it drew on before no longer says what it lacks."""
+    voids = S.voids
+    for c in range(voids.shape[1]):
+        voids[p, c] = 0
+
+
+@jit
+def forget_voids(S: State, C: Config) -> None:
+    for q in range(C.ci[C_PLAYERS]):
+        clear_voids(S, q)
+
+
+@jit
 def open_draw(S: State, p: int, cause: int) -> None:
     s = S.s
+    clear_voids(S, p)
     s[S_DRAW_P] = p
     s[S_DRAW_CAUSE] = cause
     s[S_DRAW_OFF] = s[S_NCL]

@@ -52,7 +52,19 @@ from unosim.rules.limits import (
     MIN_PLAYERS,
     PLAYERS_PER_DECK,
 )
-from unosim.rules.models import EditionBehaviour, HouseRules, Phrase, Rate, Stacking, StrictModel
+from unosim.rules.models import (
+    POLICY_NAMES,
+    EditionBehaviour,
+    HabitParams,
+    HouseRules,
+    Phrase,
+    PolicyName,
+    Rate,
+    SeatSpec,
+    Stacking,
+    StrictModel,
+    policy_params,
+)
 from unosim.rules.yamlio import parse_yaml, read_yaml, shipped_file
 
 __all__ = [
@@ -69,7 +81,6 @@ __all__ = [
     "validate_config",
 ]
 
-PolicyName = Literal["random", "strategic"]
 # RULES.md section 4 defaults, used when the edition has no such special wild.
 DEFAULT_MOVIE_FAIL_RATE = 0.5
 DEFAULT_SLIP_RATE = 0.1
@@ -169,8 +180,11 @@ class GameConfig(StrictModel):
         "random"
     )
     seats: Annotated[
-        list[PolicyName] | None,
-        Field(title="policy of each seat", description="one per player; overrides policy"),
+        list[PolicyName | SeatSpec] | None,
+        Field(
+            title="policy of each seat",
+            description="one per player, NAME or {policy: NAME, params: {...}}; overrides policy",
+        ),
         Phrase("seats {}", fixed={None: "one policy for all seats"}),
     ] = None
     behaviour: Annotated[Behaviour, Field(title="player behaviour")] = Behaviour()
@@ -189,6 +203,31 @@ class GameConfig(StrictModel):
                     f"must not contain control characters, got {char!r} at position {i}"
                 )
         return value
+
+    @field_validator("seats", mode="before")
+    @classmethod
+    def _seat_specs(cls, value: Any) -> Any:
+        # Each seat is checked here, so an error names the seat and the key
+        # (seats[0].params.bluff_rate), not the branches of a union.
+        if not isinstance(value, list):
+            return value
+        out: list[Any] = []
+        for i, item in enumerate(value):
+            if (isinstance(item, str) and item in POLICY_NAMES) or isinstance(item, SeatSpec):
+                out.append(item)
+            elif isinstance(item, Mapping):
+                try:
+                    out.append(SeatSpec.model_validate(item))
+                except ValidationError as exc:
+                    err = error_from_validation(exc, SeatSpec, None)
+                    keys = tuple(err.key.split(".")) if err.key else ()
+                    raise KeyedValueError((i, *keys), err.message) from None
+            else:
+                names = ", ".join(POLICY_NAMES)
+                raise KeyedValueError(
+                    i, f"expected a policy ({names}) or {{policy: NAME, params: {{...}}}}, "
+                    f"got {quoted(item)}")
+        return out
 
     @model_validator(mode="before")
     @classmethod
@@ -243,9 +282,16 @@ class GameConfig(StrictModel):
     @property
     def seat_policies(self) -> list[str]:
         """The policy name of each seat: ``seats`` if given, else ``policy`` everywhere."""
-        return (
-            list(self.seats) if self.seats is not None else [self.policy] * self.players
-        )
+        if self.seats is None:
+            return [self.policy] * self.players
+        return [s if isinstance(s, str) else s.policy for s in self.seats]
+
+    @property
+    def seat_params(self) -> list[HabitParams | None]:
+        """Each seat's policy parameters (None for ``random``, which takes none)."""
+        if self.seats is None:
+            return [policy_params(self.policy)] * self.players
+        return [policy_params(s) if isinstance(s, str) else s.params for s in self.seats]
 
 
 _NOT_SLUG = re.compile(r"[^A-Za-z0-9_+-]+")  # "+" joins a variant's overrides

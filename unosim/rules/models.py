@@ -11,18 +11,33 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
+
+from unosim.rules.errors import KeyedValueError
 
 __all__ = [
+    "POLICY_DEFAULTS",
+    "POLICY_NAMES",
     "Count",
     "EditionBehaviour",
+    "HabitParams",
     "HouseRules",
     "Phrase",
+    "PolicyName",
     "Rate",
+    "SeatSpec",
     "Stacking",
     "StrictModel",
+    "policy_params",
 ]
 
 
@@ -73,3 +88,113 @@ class EditionBehaviour(StrictModel):
 
     uno_forget_rate: Annotated[Rate, Field(title="UNO forget rate")] = 0.0
     uno_catch_rate: Annotated[Rate, Field(title="UNO catch rate")] = 1.0
+
+
+# --- seats and their policies (docs/policies.md) ------------------------------
+POLICY_NAMES = ("random", "greedy", "cautious", "defender", "strategic")
+PolicyName = Literal["random", "greedy", "cautious", "defender", "strategic"]
+# The hand-size thresholds of the habits ("an opponent on at most N cards").
+MAX_HABIT_HAND = 20
+HandSize = Annotated[int, Field(ge=1, le=MAX_HABIT_HAND)]
+
+
+class HabitParams(StrictModel):
+    """The parameters of the habit policies (every policy but ``random``).
+
+    Each field is declared once here, with its limits; the defaults are those
+    of a policy with every habit off, and `POLICY_DEFAULTS` turns on each
+    policy's own habits. The engine maps each field to a ``P_*`` column.
+    """
+
+    bluff_rate: Annotated[Rate, Field(title="WD4 bluff rate", description=(
+        "with nothing legal to play, play an illegal WD4 at this rate"))] = 0.0
+    challenge_threshold: Annotated[Rate, Field(title="challenge threshold", description=(
+        "challenge a WD4 when the chance it was illegal, judged from public "
+        "cards, is above this (1: never)"))] = 1.0
+    jump_in_rate: Annotated[Rate, Field(title="jump-in rate")] = 1.0
+    shed_points: bool = Field(False, title="shed the most points first")
+    numbers_first: bool = Field(False, title="numbers first, wilds last")
+    keep_colors: bool = Field(False, title="keep more than one color")
+    name_most_held: bool = Field(False, title="name the color held most")
+    keep_stack_reserve: bool = Field(False, title="keep a stackable card in reserve")
+    dump_high_value: bool = Field(False, title="dump high-value cards near the end")
+    dump_at: Annotated[HandSize, Field(title="an opponent's cards that start the dump")] = 3
+    save_attack: bool = Field(False, title="save Draw Two and Skip for a short next hand")
+    attack_at: Annotated[HandSize, Field(title="the next hand's cards that draw an attack")] = 1
+    hold_wd4: bool = Field(False, title="hold the WD4 until legal and useful")
+    wd4_at: Annotated[HandSize, Field(title="the next hand's cards that make a WD4 useful")] = 2
+    reverse_away: bool = Field(False, title="Reverse away from a player about to go out")
+    reverse_at: Annotated[HandSize, Field(title="the next hand's cards that call a Reverse")] = 1
+    switch_to_void: bool = Field(False, title="switch to a color the next player drew on")
+    target_by_size: bool = Field(False, title="target the smallest hand")
+    call_uno: bool = Field(False, title="always call UNO")
+
+
+_CAUTIOUS = {"numbers_first": True, "keep_colors": True, "name_most_held": True}
+# Each habit policy is `HabitParams` with these set; ``random`` takes no parameters.
+POLICY_DEFAULTS: dict[str, dict[str, Any]] = {
+    "greedy": {"shed_points": True, "name_most_held": True},
+    "cautious": _CAUTIOUS,
+    "defender": {**_CAUTIOUS, "keep_stack_reserve": True},
+    "strategic": {
+        **_CAUTIOUS, "dump_high_value": True, "save_attack": True, "hold_wd4": True,
+        "reverse_away": True, "switch_to_void": True, "target_by_size": True,
+        "call_uno": True, "challenge_threshold": 0.25,
+    },
+}
+
+
+def policy_params(policy: str, given: Mapping[str, Any] | None = None) -> HabitParams | None:
+    """A policy's parameters: its defaults under ``given``; None for ``random``.
+
+    >>> policy_params("strategic", {"bluff_rate": 0.2}).bluff_rate
+    0.2
+    """
+    if policy == "random":
+        if given:
+            raise KeyedValueError("params", "random takes no params (RULES.md section 7 "
+                                  "fixes its choices)")
+        return None
+    return HabitParams.model_validate({**POLICY_DEFAULTS[policy], **(given or {})})
+
+
+class SeatSpec(StrictModel):
+    """A seat written ``{policy: NAME, params: {...}}``; a bare name is also a seat.
+
+    It dumps only the params that differ from the policy's defaults, so a
+    config reads back unchanged and hashes the same however it was written.
+    """
+
+    policy: PolicyName
+    params: HabitParams | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill_defaults(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping):
+            return data
+        # The policy's defaults go under the given params; pydantic then
+        # validates them as HabitParams, naming any bad key.
+        policy, given = data.get("policy"), data.get("params")
+        if policy == "random":
+            if given:
+                raise KeyedValueError("params", "random takes no params (RULES.md section 7 "
+                                      "fixes its choices)")
+            return {**data, "params": None}
+        if policy in POLICY_DEFAULTS and (given is None or isinstance(given, Mapping)):
+            return {**data, "params": {**POLICY_DEFAULTS[policy], **(given or {})}}
+        return data
+
+    @model_serializer(mode="wrap")
+    def _compact(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out = handler(self)
+        params = out.pop("params", None) or {}
+        defaults = policy_params(self.policy)
+        base = defaults.model_dump() if defaults is not None else {}
+        changed = {k: v for k, v in params.items() if base.get(k) != v}
+        return {**out, "params": changed} if changed else out
+
+    def __str__(self) -> str:
+        params = self.model_dump().get("params", {})
+        inner = ", ".join(f"{k}={v}" for k, v in params.items())
+        return f"{self.policy}({inner})" if inner else self.policy
