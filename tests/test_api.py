@@ -59,8 +59,8 @@ def test_report_and_records(tmp_path, result):
 def test_set_names_the_variant_and_dicts_are_configs():
     r = unosim.run({"extends": "classic", "name": "duel", "players": 2}, games=40, jobs=1,
                    set={"house_rules.jump_in": True})
-    assert r.cfg.name == "duel-jump_in" and r.cfg.players == 2 and r.cfg.house_rules.jump_in
-    assert r.summary["config_name"] == "duel-jump_in"
+    assert r.cfg.name == "duel+jump_in" and r.cfg.players == 2 and r.cfg.house_rules.jump_in
+    assert r.summary["config_name"] == "duel+jump_in"
 
 
 def test_precision_stops_the_run():

@@ -24,4 +24,4 @@ def test_stacking_notebook_executes(tmp_path):
     assert not [o for o in outputs if o.get("output_type") == "error"]
     assert any("image/png" in o.get("data", {}) for o in outputs), "no chart"
     answer = "".join(o.get("text", "") for o in nb.cells[-1].outputs)
-    assert answer.startswith(("Yes", "No", "Not at this sample size")), answer
+    assert any(w in answer for w in ("longer", "shorter", "practically the same", "Not decided")), answer

@@ -23,9 +23,9 @@ __version__ = "0.1.0"
 
 # Names of unosim.api offered at the top level, imported when first asked for (by
 # importlib: the CLI imports this package, and import-linter keeps cli and api apart).
-_API = ("Interval", "Result", "config")
+_API = ("Interval", "Result", "compare", "config", "sweep")
 
-__all__ = ["Interval", "Result", "__version__", "config", "run"]
+__all__ = ["Interval", "Result", "__version__", "compare", "config", "run", "sweep"]
 
 
 class _RunPackage(types.ModuleType):

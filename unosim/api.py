@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import math
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,11 +25,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from unosim.rules.config import GameConfig, load_config
+from unosim.rules.limits import DEFAULT_MAX_GAMES
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Interval", "Result", "config", "run"]
+    from unosim.report.comparison import Comparison
+    from unosim.report.sweep import Sweep
+
+__all__ = ["Interval", "Result", "compare", "config", "run", "sweep"]
 
 @dataclass(frozen=True)
 class Interval:
@@ -244,7 +248,7 @@ def run(config: str | Path | Mapping[str, Any] | GameConfig, games: int | None =
         if not 0 < precision < math.inf:
             raise ValueError(f"precision must be a number above 0, not {precision!r}")
         target["precision"] = float(precision)
-        games = 10_000_000 if max_games is None else max_games
+        games = DEFAULT_MAX_GAMES if max_games is None else max_games
     elif max_games is not None:
         raise ValueError("max_games caps a precision run; use games for a fixed count")
     if records and out is None:
@@ -259,3 +263,96 @@ def run(config: str | Path | Mapping[str, Any] | GameConfig, games: int | None =
 
 
 _config = config  # `run` takes a parameter named config
+
+
+def _games_cap(games: int | None, precision: float | None, max_games: int | None,
+               default: int) -> int:
+    """The games to run: ``games``, or the cap of a precision run."""
+    if precision is None:
+        if max_games is not None:
+            raise ValueError("max_games caps a precision run; use games for a fixed count")
+        return default if games is None else games
+    if games is not None:
+        raise ValueError("give games or precision, not both (max_games caps precision)")
+    if not 0 < precision < math.inf:
+        raise ValueError(f"precision must be a number above 0, not {precision!r}")
+    return DEFAULT_MAX_GAMES if max_games is None else max_games
+
+
+def _margins(margins: Mapping[str, str | float] | None) -> dict[str, Any]:
+    """``{"turns_mean": "2%", "first_player_win_rate": 1}`` as Margin objects."""
+    from unosim.analysis.estimates import METRIC_BY_KEY
+    from unosim.analysis.paired import parse_margin
+
+    out = {}
+    for key, value in (margins or {}).items():
+        if key not in METRIC_BY_KEY:
+            raise ValueError(f"unknown metric {key!r} for a margin")
+        out[key] = parse_margin(str(value), rate=METRIC_BY_KEY[key].kind == "rate")
+    return out
+
+
+def compare(configs: Sequence[str | Path | Mapping[str, Any] | GameConfig],
+            games: int | None = None, seed: int = 1, precision: float | None = None,
+            set: Mapping[str, Any] | None = None,  # noqa: A002 (named as the CLI's --set)
+            jobs: int | None = None, *, max_games: int | None = None,
+            margins: Mapping[str, str | float] | None = None,
+            out: str | Path | None = None, backend: str = "loky",
+            progress: bool = False) -> Comparison:
+    """Run ``configs`` on the same games, paired with the first; as ``unosim compare``.
+
+    Returns the `unosim.report.comparison.Comparison`: ``.table()`` (a tidy
+    DataFrame: metric, config, label, value, low, high, diff, diff_low,
+    diff_high, p, verdict, ...), ``.verdicts`` (sentences per config) and
+    ``.decisions``. ``margins`` maps metric keys to "2%" (of the baseline) or a
+    number (percentage points for rates). With ``out`` the runs and the report
+    (compare.md/.html/.csv/.parquet) are written there.
+    """
+    from unosim.report.compare import run_comparison, write_comparison
+    from unosim.report.labels import difference_labels
+
+    cfgs = [_config(c, set) for c in configs]
+    if len(cfgs) < 2:
+        raise ValueError("compare needs at least two configs")
+    n = _games_cap(games, precision, max_games, cfgs[0].games)
+    cmp = run_comparison(cfgs, games=n, seeds=[seed] * len(cfgs), out=out, jobs=jobs,
+                         precision=precision, margins=_margins(margins),
+                         labels=difference_labels(cfgs), progress=progress, backend=backend)
+    if out is not None:
+        write_comparison(cmp, out)
+    return cmp
+
+
+def sweep(config: str | Path | Mapping[str, Any] | GameConfig,
+          vary: Mapping[str, Any], baseline: str | None = None, games: int | None = None,
+          seed: int = 1, precision: float | None = None,
+          set: Mapping[str, Any] | None = None,  # noqa: A002 (named as the CLI's --set)
+          jobs: int | None = None, *, max_games: int | None = None,
+          margins: Mapping[str, str | float] | None = None,
+          out: str | Path | None = None, backend: str = "loky",
+          progress: bool = False) -> Sweep:
+    """Run a grid of variants of ``config`` in lockstep; as ``unosim sweep``.
+
+    ``vary`` maps keys to values: ``{"players": range(2, 7)}``, a list, or the
+    CLI's text (``"2..10"``, ``"false,true"``). ``baseline`` is ``KEY=VALUE``
+    (default: the last varied key at its first value). Returns the
+    `unosim.report.sweep.Sweep`: ``.table()`` and ``.answers()``.
+    """
+    from unosim.report.sweep import parse_vary, run_sweep, write_sweep
+
+    axes = [parse_vary(f"{k}={v if isinstance(v, str) else _vary_text(v)}")
+            for k, v in vary.items()]
+    cfg = _config(config, set)
+    n = _games_cap(games, precision, max_games, cfg.games)
+    path = _as_file(cfg.model_dump(mode="json"), cfg.name)
+    sw = run_sweep(path, axes, games=n, seed=seed, out=out, jobs=jobs, baseline=baseline,
+                   precision=precision, margins=_margins(margins), progress=progress,
+                   backend=backend)
+    if out is not None:
+        write_sweep(sw, out)
+    return sw
+
+
+def _vary_text(values: Any) -> str:
+    """A list of values as ``--vary`` text (YAML flow values, comma separated)."""
+    return ",".join(json.dumps(v) for v in values)

@@ -198,7 +198,7 @@ class PairMoments:
         eps = math.sqrt(max(0.0, (ub - pb) ** 2 - 2 * phi * (ub - pb) * (pa - la)
                             + (pa - la) ** 2))
         chi2 = (n01 - n10) ** 2 / (n01 + n10)
-        p = float(stats._scipy().chi2.sf(chi2, 1))
+        p = stats.chi2_sf(chi2, 1)
         se = math.sqrt(max(0.0, (n01 + n10) / n - d * d) / n)
         se_u = math.sqrt((pa * (1 - pa) + pb * (1 - pb)) / n)
         va, vb = pa * (1 - pa), pb * (1 - pb)
@@ -209,7 +209,7 @@ class PairMoments:
 
 def _t_p(t: float, df: float) -> float:
     """Two-sided p-value of Student's t."""
-    return float(2 * stats._scipy().t.sf(abs(t), df))
+    return 2 * stats.t_sf(abs(t), df)
 
 
 # --------------------------------------------------------------------------- #
@@ -309,8 +309,7 @@ def tost_p(diff: float, se: float, margin: float, df: float) -> float:
     """p-value of two one-sided t tests that ``|true difference| < margin``."""
     if not (se > 0) or not math.isfinite(se):
         return 0.0 if abs(diff) < margin else 1.0
-    t = stats._scipy().t
-    return float(max(t.sf((diff + margin) / se, df), t.cdf((diff - margin) / se, df)))
+    return max(stats.t_sf((diff + margin) / se, df), stats.t_cdf((diff - margin) / se, df))
 
 
 @dataclass(frozen=True)

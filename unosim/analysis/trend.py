@@ -134,7 +134,7 @@ def linear_trend(x: Sequence[float], y: Sequence[float], se: Sequence[float]) ->
     resid = ya - design @ coef
     chi2 = float((w * resid ** 2).sum())
     df = len(xa) - 2
-    p = float(stats._scipy().chi2.sf(chi2, df)) if df > 0 else math.nan
+    p = stats.chi2_sf(chi2, df) if df > 0 else math.nan
     birge = math.sqrt(chi2 / df) if df > 0 and p < LACK_OF_FIT_ALPHA else 1.0
     cov = cov * birge ** 2
     se_slope = math.sqrt(float(cov[1, 1]))

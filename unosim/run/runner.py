@@ -94,7 +94,7 @@ def turns_half_width(aggs: list[Aggs], _sums: np.ndarray, _moments: np.ndarray,
 
     The same interval the reports print (`unosim.analysis.stats.summarize_hist`).
     """
-    from scipy import stats
+    from scipy import special
 
     worst = 0.0
     for agg in aggs:
@@ -105,7 +105,7 @@ def turns_half_width(aggs: list[Aggs], _sums: np.ndarray, _moments: np.ndarray,
             return math.inf
         mean = (h * x).sum() / n
         var = (h * (x - mean) ** 2).sum() / (n - 1)
-        worst = max(worst, float(stats.t.ppf(0.975, n - 1)) * math.sqrt(var / n))
+        worst = max(worst, float(special.stdtrit(n - 1, 0.975)) * math.sqrt(var / n))
     return worst
 
 
