@@ -245,6 +245,18 @@ def _add_features(st: IntArray, pos: int, row: IntArray) -> None:
 
 
 @jit
+def finish_features(S: State, row: IntArray, match: bool, nw: int, margin: int) -> None:
+    """A finished game's last features: who won (seat + 1), and for a match whether it
+    finished and by what margin."""
+    if not match:
+        row[GF_WINNER] = S.st[R_WINNER] + 1
+        return
+    row[GF_WINNER] = S.winners[0] + 1 if nw > 0 else 0
+    row[GF_UNFINISHED] = 1 if nw == 0 else 0
+    row[GF_MARGIN] = max(margin, 0)
+
+
+@jit
 def run_games(S: State, C: Config, key0: np.uint64, key1: np.uint64, start: int, count: int,
               agg: Aggregates, rec: IntArray, want_rec: bool, gf: IntArray,
               want_gf: bool) -> int:
@@ -269,7 +281,7 @@ def run_games(S: State, C: Config, key0: np.uint64, key1: np.uint64, start: int,
             play_round(S, C)
             nrec = _record_round(S, C, g, 0, agg, rec, nrec, want_rec, row, want_gf)
             if want_gf:
-                row[GF_WINNER] = S.st[R_WINNER] + 1
+                finish_features(S, row, False, 0, 0)
             continue
         start_match(S, C)
         dealer = 0
@@ -285,7 +297,5 @@ def run_games(S: State, C: Config, key0: np.uint64, key1: np.uint64, start: int,
             dealer = next_dealer(S, C)
         margin = _record_match(S, C, rnd, nw, agg)
         if want_gf:
-            row[GF_WINNER] = S.winners[0] + 1 if nw > 0 else 0
-            row[GF_UNFINISHED] = 1 if nw == 0 else 0
-            row[GF_MARGIN] = max(margin, 0)
+            finish_features(S, row, True, nw, margin)
     return nrec

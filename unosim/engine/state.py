@@ -133,7 +133,8 @@ def policy_row(policy: str, params: HabitParams | None) -> FloatArray:
     """One seat's ``pp`` row. The reference policy's row is its code and zeros:
     it never bluffs or challenges (RULES.md section 7)."""
     row = np.zeros(NPP, dtype=np.float64)
-    row[P_KIND] = POLICY_CODE[policy]
+    # a plug-in seat (`unosim.engine.plugins`) decides in Python; its row is random's
+    row[P_KIND] = POLICY_CODE.get(policy, POLICY_CODE["random"])
     if params is not None:
         for name, value in params.model_dump().items():
             row[PARAM_COLUMNS[name]] = float(value)

@@ -58,6 +58,7 @@ from unosim.rules.models import (
     HabitParams,
     HouseRules,
     Phrase,
+    PluginName,
     PolicyName,
     Rate,
     SeatSpec,
@@ -65,6 +66,7 @@ from unosim.rules.models import (
     StrictModel,
     policy_params,
 )
+from unosim.rules.plugins import is_plugin_name
 from unosim.rules.yamlio import parse_yaml, read_yaml, shipped_file
 
 __all__ = [
@@ -180,7 +182,7 @@ class GameConfig(StrictModel):
         "random"
     )
     seats: Annotated[
-        list[PolicyName | SeatSpec] | None,
+        list[PolicyName | PluginName | SeatSpec] | None,
         Field(
             title="policy of each seat",
             description="one per player, NAME or {policy: NAME, params: {...}}; overrides policy",
@@ -213,7 +215,8 @@ class GameConfig(StrictModel):
             return value
         out: list[Any] = []
         for i, item in enumerate(value):
-            if (isinstance(item, str) and item in POLICY_NAMES) or isinstance(item, SeatSpec):
+            if (isinstance(item, str) and (item in POLICY_NAMES or is_plugin_name(item))
+                    or isinstance(item, SeatSpec)):
                 out.append(item)
             elif isinstance(item, Mapping):
                 try:
@@ -225,8 +228,8 @@ class GameConfig(StrictModel):
             else:
                 names = ", ".join(POLICY_NAMES)
                 raise KeyedValueError(
-                    i, f"expected a policy ({names}) or {{policy: NAME, params: {{...}}}}, "
-                    f"got {quoted(item)}")
+                    i, f"expected a policy ({names}), a plug-in module:Class or "
+                    f"{{policy: NAME, params: {{...}}}}, got {quoted(item)}")
         return out
 
     @model_validator(mode="before")

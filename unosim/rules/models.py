@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -23,6 +24,7 @@ from pydantic import (
 )
 
 from unosim.rules.errors import KeyedValueError
+from unosim.rules.plugins import is_plugin_name
 
 __all__ = [
     "POLICY_DEFAULTS",
@@ -32,6 +34,7 @@ __all__ = [
     "HabitParams",
     "HouseRules",
     "Phrase",
+    "PluginName",
     "PolicyName",
     "Rate",
     "SeatSpec",
@@ -93,6 +96,17 @@ class EditionBehaviour(StrictModel):
 # --- seats and their policies (docs/policies.md) ------------------------------
 POLICY_NAMES = ("random", "greedy", "cautious", "defender", "strategic")
 PolicyName = Literal["random", "greedy", "cautious", "defender", "strategic"]
+
+
+def _plugin(name: str) -> str:
+    if not is_plugin_name(name):
+        raise ValueError(f"expected a policy ({', '.join(POLICY_NAMES)}) or a plug-in "
+                         f"module:Class or file.py:Class, got {name[:80]!r}")
+    return name
+
+
+# a seat played by a Python class (`unosim.engine.plugins`), e.g. ``mypkg.mod:MyPolicy``
+PluginName = Annotated[str, AfterValidator(_plugin)]
 # The hand-size thresholds of the habits ("an opponent on at most N cards").
 MAX_HABIT_HAND = 20
 HandSize = Annotated[int, Field(ge=1, le=MAX_HABIT_HAND)]
@@ -150,10 +164,10 @@ def policy_params(policy: str, given: Mapping[str, Any] | None = None) -> HabitP
     >>> policy_params("strategic", {"bluff_rate": 0.2}).bluff_rate
     0.2
     """
-    if policy == "random":
+    if policy == "random" or is_plugin_name(policy):
         if given:
-            raise KeyedValueError("params", "random takes no params (RULES.md section 7 "
-                                  "fixes its choices)")
+            raise KeyedValueError("params", f"{policy} takes no params here (random: RULES.md "
+                                  "section 7 fixes its choices; a plug-in reads its own)")
         return None
     return HabitParams.model_validate({**POLICY_DEFAULTS[policy], **(given or {})})
 

@@ -90,10 +90,13 @@ def pair_moments(features: Sequence[np.ndarray | None], pairs: tuple[tuple[int, 
 
 def chunk_task(ccs: tuple[Any, ...], keys: tuple[str, ...], seed: int, index: int,
                start: int, count: int, records: bool, parent: int,
-               pairs: tuple[tuple[int, int], ...] = ()) -> ChunkResult:
+               pairs: tuple[tuple[int, int], ...] = (),
+               plugins: tuple[dict[int, str], ...] = ()) -> ChunkResult:
     """Simulate one chunk of every config (game ``g`` of each from the same stream).
 
-    ``parent`` is the pid of the process that runs the run.
+    ``parent`` is the pid of the process that runs the run. ``plugins[i]``
+    names config ``i``'s plug-in seats: its games go through the façade, the
+    plug-ins deciding in Python (`unosim.engine.plugins`).
     """
     if not _WORKER.quiet and os.getpid() != parent:
         # Ctrl-C reaches the whole process group: the parent decides what happens
@@ -106,7 +109,13 @@ def chunk_task(ccs: tuple[Any, ...], keys: tuple[str, ...], seed: int, index: in
     aggs, recs, feats = [], [], []
     for i, (cc, key) in enumerate(zip(ccs, keys, strict=True)):
         f = np.zeros((count, NGF), np.int64) if i in paired else None
-        agg, rec = simulate(cc, seed, start, count, records, state=_state(cc, key), features=f)
+        if i < len(plugins) and plugins[i]:
+            from unosim.engine.plugins import simulate_plugins
+
+            agg, rec = simulate_plugins(cc, seed, start, count, plugins[i], features=f)
+        else:
+            agg, rec = simulate(cc, seed, start, count, records, state=_state(cc, key),
+                                features=f)
         aggs.append(agg)
         recs.append(rec)
         feats.append(f)
@@ -246,7 +255,8 @@ def _quiet_resource_tracker() -> None:
 @contextlib.contextmanager
 def executor(ccs: tuple[Any, ...], keys: tuple[str, ...], seed: int, records: bool, jobs: int,
              backend: str, scheduler: str | None,
-             pairs: tuple[tuple[int, int], ...] = ()) -> Iterator[Executor]:
+             pairs: tuple[tuple[int, int], ...] = (),
+             plugins: tuple[dict[int, str], ...] = ()) -> Iterator[Executor]:
     """A function mapping chunk tasks to finished chunks in completion order.
 
     Entered before the out dir is touched, so an unreachable cluster leaves no trace.
@@ -256,7 +266,7 @@ def executor(ccs: tuple[Any, ...], keys: tuple[str, ...], seed: int, records: bo
 
     def local(tasks: list[Task]) -> Generator[ChunkResult, None, None]:
         for index, start, count in tasks:  # in-process: no pool to start
-            yield chunk_task(*args, index, start, count, records, parent, pairs)
+            yield chunk_task(*args, index, start, count, records, parent, pairs, plugins)
 
     def pool(n_jobs: int, **kw: Any) -> Executor:
         def go(tasks: list[Task]) -> Generator[ChunkResult, None, None]:
@@ -266,7 +276,7 @@ def executor(ccs: tuple[Any, ...], keys: tuple[str, ...], seed: int, records: bo
                 return
             if kw.get("backend") == "loky":
                 _quiet_resource_tracker()
-            calls = (delayed(chunk_task)(*args, i, s, c, records, parent, pairs)
+            calls = (delayed(chunk_task)(*args, i, s, c, records, parent, pairs, plugins)
                      for i, s, c in tasks)
             n = min(n_jobs, len(tasks)) if n_jobs > 0 else n_jobs
             yield from Parallel(n_jobs=n, batch_size=1, return_as="generator_unordered",

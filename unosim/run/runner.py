@@ -69,6 +69,7 @@ __all__ = ["SMALL_RUN", "Lockstep", "RunResult", "StopRule",
 
 SMALL_RUN = 20_000  # games; below this the default is one in-process job
 _KERNEL_FIELDS = ("ci", "cf", "pp", "points", "wish_icons", "deck_counts")
+_FACADE_FIELDS = ("edition_name", "seat_policies", "rules")
 Aggs = dict[str, np.ndarray]
 Pair = tuple[int, int]
 
@@ -253,6 +254,7 @@ def run_lockstep(
     pairs = tuple((int(a), int(b)) for a, b in pairs)
     import joblib
 
+    from unosim.engine.plugins import plugin_seats
     from unosim.engine.state import compile_config
 
     if jobs is None:
@@ -267,11 +269,16 @@ def run_lockstep(
     else:
         chunk_size = chunk_size or default_chunk_size(games * len(cfgs))
         plan = chunk_plan(games, chunk_size)
+    plugins = tuple(plugin_seats(c.seat_policies) for c in cfgs)
+    if records and any(plugins):
+        raise BadOptionError("--records is not available with plug-in seats")
     keys, manifests = zip(*(_manifest(c, games, seed, chunk_size, records, precision)
                             for c in cfgs), strict=True)
     # Only the kernel's arrays travel to workers (no pydantic import there).
-    ccs = tuple(SimpleNamespace(**{k: getattr(compile_config(c), k) for k in _KERNEL_FIELDS})
-                for c in cfgs)
+    # (a plug-in seat's games go through the façade, which also names the edition and rules)
+    ccs = tuple(SimpleNamespace(**{k: getattr(compile_config(c), k)
+                                   for k in _KERNEL_FIELDS + (_FACADE_FIELDS if p else ())})
+                for c, p in zip(cfgs, plugins, strict=True))
     po = Path(pair_out) if pair_out is not None else None
     with contextlib.ExitStack() as held:
         olds: list[dict[str, Any] | None] = [None] * len(cfgs)
@@ -284,7 +291,7 @@ def run_lockstep(
             olds = [check_out(d, m, resume, force, warn)
                     for d, m in zip(out_dirs, manifests, strict=True)]
         execute = held.enter_context(executor(ccs, keys, seed, records, jobs, backend,
-                                              scheduler, pairs))
+                                              scheduler, pairs, plugins))
         if out_dirs is not None:
             manifests = tuple(prepare_out(d, m, o, wipe=force)
                               for d, m, o in zip(out_dirs, manifests, olds, strict=True))
