@@ -34,7 +34,7 @@ bench: $(STAMP)
 	$(BIN)/python scripts/bench.py
 
 reports: $(STAMP)
-	$(BIN)/python scripts/examples.py
+	$(BIN)/python scripts/studies.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache

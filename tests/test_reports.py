@@ -200,8 +200,9 @@ def test_sweep_writes_tidy_table(tmp_path):
         assert (rows["value"] <= rows["high"]).all()
     assert (table["rounds"] == 400).all()
     assert pd.read_parquet(out / "sweep.parquet").shape == table.shape
-    for m in ("turns_mean", "first_player_win_rate", "stalemate_rate", "drawn_mean"):
+    for m in ("turns_mean", "first_player_win_rate", "drawn_mean"):
         assert (out / f"sweep_{m}.png").read_bytes()[:8] == PNG_MAGIC
+    assert not (out / "sweep_stalemate_rate.png").exists()  # all zero: a sentence instead
     md = (out / "sweep.md").read_text()
     assert "| number of players | jump-in | rounds |" in md  # the declared labels
 

@@ -32,6 +32,7 @@ from unosim.analysis.estimates import (
     per_round_estimate,
     wilson_estimate,
 )
+from unosim.analysis.summary import match_win_shares
 from unosim.engine import state as L
 from unosim.report import charts
 from unosim.report.format import (
@@ -46,6 +47,7 @@ from unosim.report.format import (
     sig3,
 )
 from unosim.report.render import Doc
+from unosim.report.verdicts import stopping_text
 from unosim.rules.config import GameConfig
 from unosim.rules.settings import describe_rules
 
@@ -156,6 +158,8 @@ def write_report(
           + ", ".join(f"{len(s)} × {p}" for p, s in policy_groups(cfg).items()) + ".")
     doc.p("Intervals are 95%: t intervals for means, order-statistic intervals for "
           "quantiles, Wilson score intervals for rates.")
+    if summary.get("stop"):
+        doc.p(stopping_text(summary["stop"]))
     pngs = _round_length(doc, cfg, agg, out)
     pngs += _who_wins(doc, cfg, agg, out)
     pngs += _scores(doc, cfg, agg, out)
@@ -284,17 +288,24 @@ def _scores(doc: Doc, cfg: GameConfig, agg: Aggregates, out: Path) -> list[Path]
 def _match_wins(doc: Doc, cfg: GameConfig, agg: Aggregates) -> None:
     players = cfg.players
     finished = int(agg["counts"][0]) - int(agg["counts"][3])
-    mw = agg["match_wins_seat"]
-    share = (float(mw.sum()) / finished if finished else 1.0) / players
+    shares, ties, split = match_win_shares(agg, cfg.scoring)
+    share = (float(shares.sum()) / finished if finished else 1.0) / players
     rows = []
     for s in range(players):
-        k = int(mw[s])
+        k = float(shares[s])
         rows.append([f"seat {s}" + (" (deals first)" if s == 0 else "")
                      + (" (plays first in round 1)" if s == 1 % players else ""),
-                     f"{k:,}", pct_ci(wilson_estimate(k, finished)),
-                     _fair_test(k, finished, share)])
+                     f"{k:,.4g}", pct_ci(wilson_estimate(round(k), finished)),
+                     _fair_test(round(k), finished, share)])
     doc.table(["Seat", "Matches won", "Match win rate", f"vs fair {100 * share:.1f}%"], rows)
-    doc.p(f"Out of {finished:,} finished matches; the deal passes to the left each round.")
+    tie = ("A win shared by k seats (a tie under lowest scoring) counts 1/k for each, so "
+           f"the wins add up to the finished matches; {ties:,} matches were tied."
+           if split and ties is not None else
+           "These aggregates do not say how many seats shared a win (an older unosim): "
+           "every seat sharing a win counts a full win, so the rates may add up to more "
+           "than 1." if not split else "")
+    doc.p(f"Out of {finished:,} finished matches; the deal passes to the left each round. "
+          + tie)
 
 
 def _draws(doc: Doc, cfg: GameConfig, agg: Aggregates, out: Path) -> list[Path]:

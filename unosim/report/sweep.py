@@ -623,8 +623,10 @@ def _where(axis: Axis, idxs: Sequence[int], every: bool, word: str = "") -> str:
         noun = "table size" if axis.key == "players" else axis.label
         lo, hi = axis.texts[idxs[0]], axis.texts[idxs[-1]]
         if every and len(idxs) == 2:
-            return (f"at {'either' if word == 'undecided' else 'both'} {lo} and {hi}{unit}"
-                    if unit else f"at {noun} {lo} {'or' if word == 'undecided' else 'and'} {hi}")
+            if not unit:
+                return f"at {noun} {lo} {'or' if word == 'undecided' else 'and'} {hi}"
+            return (f"at either {lo} or {hi}{unit}" if word == "undecided"
+                    else f"at both {lo} and {hi}{unit}")
         if every and len(idxs) > 1:
             return f"at {'any' if word == 'undecided' else 'every'} {noun} from {lo} to {hi}{unit}"
         spans = [axis.texts[g[0]] if len(g) == 1 else f"{axis.texts[g[0]]}-{axis.texts[g[-1]]}"
@@ -841,6 +843,10 @@ def write_sweep(
         _effects_table(doc, sweep)
     doc.h2("Levels")
     charted = [m for m in metrics if m.key in CHART_METRICS]
+    if not any(c.run.aggregates["counts"][2] for c in sweep.cells if c.run is not None):
+        charted = [m for m in charted if m.key != "stalemate_rate"]  # an empty chart: a sentence
+        doc.p("No round of any cell hit the turn cap: the stalemate rate is 0 everywhere "
+              "(its 95% upper bounds are in the table below).")
     for m in charted:
         pngs.append(_level_chart(sweep, m, out / f"{stem}_{m.key}.png"))
         doc.image(pngs[-1], f"{m.label} against {sweep.axes[0].label}, 95% "

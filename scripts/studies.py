@@ -1,0 +1,220 @@
+"""Regenerate the committed studies under ``reports/`` (``make reports``).
+
+Each study is a list of ``unosim`` command lines, run exactly as a user would
+type them (plus ``--format json --force -q``); the pages they write
+(``sweep.md``/``compare.md``/``league.md`` and their charts) are the study's
+body, and their JSON results give the answer that ``reports/NAME/README.md``
+opens with. Nothing here computes a statistic: the answers are assembled from
+the commands' own verdicts, so they stay true when the engine changes.
+
+``python scripts/studies.py [NAME ...] [--scale X]``; ``--scale`` multiplies
+every game count (``--scale 0.02`` for a quick look; the committed studies use 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shlex
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPORTS = Path(__file__).resolve().parent.parent / "reports"
+FULL = "{draw_two_on_draw_two: true, wd4_on_wd4: true, wd4_on_draw_two: true, draw_two_on_wd4: true}"
+STACKINGS = f"house_rules.stacking={{}},{{draw_two_on_draw_two: true}},{FULL}"
+MIXED = {2: "[strategic, defender]", 4: "[strategic, defender, cautious, random]",
+         6: "[strategic, defender, cautious, greedy, random, random]"}
+RULE_SETS = ("classic", "stacking", "stacking_full", "jump_in", "seven_o", "draw_until_play",
+             "classic_1992", "disney100", "disney_wish", "encanto")
+POLICIES = ("strategic", "defender", "cautious", "greedy", "random")
+
+
+@dataclass
+class Step:
+    """One command of a study: ``unosim`` arguments, where it writes, what it is."""
+
+    part: str
+    args: list[str]
+    games: int
+    what: str
+    result: dict[str, Any] = field(default_factory=dict)
+
+    def command(self, scale: float) -> list[str]:
+        n = max(1_000, round(self.games * scale))
+        return ["unosim", *self.args, "--games", str(n), "--out", f"reports/{self.part}"]
+
+
+@dataclass
+class Study:
+    title: str
+    steps: list[Step]
+    answer: Callable[[list[Step]], str]
+
+
+def _turn_words(step: Step) -> list[str]:
+    """The round-length verdicts of a sweep's non-baseline cells."""
+    return [r["verdict"] for r in step.result["table"]
+            if r["metric"] == "turns_mean" and r["verdict"]]
+
+
+def stacking_answer(steps: list[Step]) -> str:
+    """Whether stacking lengthens or shortens rounds, table by table, sign change first."""
+    by_table = {s.what: set(_turn_words(s)) for s in steps}
+    longer = [t for t, w in by_table.items() if "longer" in w]
+    shorter = [t for t, w in by_table.items() if "shorter" in w]
+    if longer and shorter:
+        head = (f"**The answer changes sign with the players' habits: stacking makes rounds "
+                f"longer at some tables ({'; '.join(longer)}) and shorter at others "
+                f"({'; '.join(shorter)}).**")
+    elif shorter:
+        head = ("**No: at every table we tried, stacking does not make rounds longer; where "
+                "the data decide, it makes them shorter.**")
+    elif longer:
+        head = ("**Yes: at every table where the data decide, stacking makes rounds longer.**")
+    else:
+        head = "**Not decided: no table shows a change in round length that the data establish.**"
+    lines = [head, ""]
+    for s in steps:
+        lengths = [a for a in s.result["answers"] if "first player" not in a]
+        lines.append(f"- *{s.what}*: {' '.join(lengths)}")
+    return "\n".join(lines)
+
+
+def first_answers(steps: list[Step]) -> str:
+    """The study's commands' own first answers, in order."""
+    return "\n".join(f"- *{s.what}*: {_first_answer(s)}" for s in steps)
+
+
+def _first_answer(step: Step) -> str:
+    r = step.result
+    if "answers" in r and r["answers"]:
+        return str(r["answers"][0])
+    if "verdicts" in r:
+        return " ".join(vs[0] for vs in r["verdicts"].values())
+    if "answer" in r:
+        return str(r["answer"])
+    return "(no answer)"
+
+
+def skill_answer(steps: list[Step]) -> str:
+    """The leagues' own skill answers, one line per rule set."""
+    return "\n".join(f"- *{s.what}*: {_first_answer(s)}" for s in steps)
+
+
+def studies() -> dict[str, Study]:
+    stacking = [
+        Step(f"stacking/{p}", ["sweep", "classic", "--set", f"policy={p}", "--vary",
+                               "players=2,4,6", "--vary", STACKINGS], 200_000,
+             f"all {p}")
+        for p in ("random", "strategic", "defender")
+    ] + [
+        Step(f"stacking/mixed-{n}p", ["sweep", "classic", "--set", f"players={n}", "--set",
+                                      f"seats={MIXED[n]}", "--vary", STACKINGS], 200_000,
+             f"a mixed table of {n} ({MIXED[n].strip('[]')})")
+        for n in (2, 4, 6)
+    ]
+    return {
+        "stacking": Study("Does stacking make games longer, for tables like yours?", stacking,
+                          stacking_answer),
+        "first_player": Study(
+            "How big is the first player's edge at each table size?",
+            [Step("first_player/sweep", ["sweep", "classic", "--vary", "players=2..10"],
+                  1_000_000, "random players, 2 to 10 at the table")], first_answers),
+        "house_rules": Study(
+            "Which house rules change the game, and how much?",
+            [Step("house_rules/compare", ["compare", "classic", "stacking", "stacking_full",
+                                          "jump_in", "seven_o", "draw_until_play", "chaos"],
+                  1_000_000, "house rules at 4 players")], first_answers),
+        "editions": Study(
+            "How different are the editions?",
+            [Step("editions/compare", ["compare", "classic", "classic_1992", "disney100",
+                                       "disney_wish", "encanto"], 1_000_000,
+                  "editions at 4 players")], first_answers),
+        "skill": Study(
+            "Does stacking (jump-in, Seven-O, draw-until-play, each edition) make UNO more a "
+            "game of skill or of luck?",
+            [Step(f"skill/{rs}", ["league", *POLICIES, "--config", rs, "--players", "4"],
+                  20_000, rs) for rs in RULE_SETS], skill_answer),
+    }
+
+
+def run_step(step: Step, scale: float, log: Callable[[str], None]) -> float:
+    cmd = step.command(scale)
+    log("  $ " + shlex.join(cmd))
+    t = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "unosim", *cmd[1:], "--format", "json",
+                           "--force", "-q"], cwd=REPORTS.parent, capture_output=True,
+                          text=True, check=False)
+    if proc.returncode != 0:
+        raise SystemExit(f"{shlex.join(cmd)} failed: {proc.stderr.strip()}")
+    step.result = json.loads(proc.stdout)
+    return time.perf_counter() - t
+
+
+def write_readme(name: str, study: Study, scale: float, seconds: float) -> str:
+    answer = study.answer(study.steps)
+    lines = [f"# {study.title}", "", answer, "", "## How this was made", "",
+             "Each line below is a `unosim` command as typed (add `--format json` to get "
+             "the numbers on stdout); its page holds the charts, every number with its "
+             "interval, the verdict rule and the exact configs.", ""]
+    for s in study.steps:
+        page = Path(s.result.get("report", "")).with_suffix(".md")
+        rel = os.path.relpath(REPORTS.parent / page, REPORTS / name) if page.name else ""
+        lines += [f"### {s.what}", "", "```sh", shlex.join(s.command(scale)), "```", "",
+                  f"Page: [{rel}]({rel})" if rel else "", ""]
+    lines += [f"All commands together took {seconds / 60:.1f} minutes on {os.cpu_count()} "
+              f"cores ({platform.machine()}, Python {platform.python_version()})"
+              + (f", at {scale:g} × the committed game counts" if scale != 1 else "") + ".", ""]
+    (REPORTS / name / "README.md").write_text("\n".join(lines), encoding="utf-8")
+    return answer
+
+
+def write_index(done: dict[str, dict[str, Any]]) -> None:
+    lines = ["# Studies", "",
+             "Regenerate them with `make reports` (`python scripts/studies.py [NAME ...]`). "
+             "Each folder's `README.md` answers first, then lists the `unosim` commands that "
+             "made it; their pages hold the charts and every number with its interval.", "",
+             "| Study | Time |", "|---|---|"]
+    lines += [f"| [{d['title']}]({n}/README.md) | {d['seconds'] / 60:.1f} min |"
+              for n, d in done.items()]
+    lines.append("")
+    for n, d in done.items():
+        lines += [f"## [{d['title']}]({n}/README.md)", "", d["answer"], ""]
+    lines += ["`runs/` folders (raw aggregates and chunk files) are ignored by git.", ""]
+    (REPORTS / "README.md").write_text("\n".join(lines), encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    all_studies = studies()
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("names", nargs="*", help=f"studies (default all): {', '.join(all_studies)}")
+    ap.add_argument("--scale", type=float, default=1.0)
+    args = ap.parse_args(argv)
+    unknown = [n for n in args.names if n not in all_studies]
+    if unknown or not args.scale > 0:
+        ap.error(f"unknown study {unknown[0]!r}" if unknown else "--scale must be positive")
+    index = REPORTS / "studies.json"
+    done = json.loads(index.read_text()) if index.is_file() else {}
+    for name in args.names or list(all_studies):
+        study = all_studies[name]
+        print(f"{name}: {study.title}", file=sys.stderr)
+        secs = sum(run_step(s, args.scale, lambda m: print(m, file=sys.stderr))
+                   for s in study.steps)
+        done[name] = {"title": study.title, "seconds": round(secs, 1),
+                      "answer": write_readme(name, study, args.scale, secs)}
+    done = {n: done[n] for n in all_studies if n in done}
+    index.write_text(json.dumps(done, indent=2) + "\n", encoding="utf-8")
+    write_index(done)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
