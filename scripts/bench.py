@@ -84,13 +84,14 @@ def cached_start() -> dict[str, float]:
     return {"wall_s": min(walls), "import_and_first_game_s": min(inners)}
 
 
-def kernel_rate(cfg_path: Path, seconds: float) -> dict[str, float]:
+def kernel_rate(cfg_path: Path, seconds: float, overrides: list[str] | None = None
+                ) -> dict[str, float]:
     """Single-core ``simulate`` throughput after warm-up, in chunks like the runner's."""
     from unosim.engine.batch import simulate
     from unosim.engine.state import alloc_state, compile_config
     from unosim.rules.config import load_config
 
-    cc = compile_config(load_config(cfg_path))
+    cc = compile_config(load_config(cfg_path, overrides or []))
     state = alloc_state(cc, trace=False)
     simulate(cc, 1, 0, 2000, state=state)  # warm-up: load the compiled code, touch memory
     rounds = games = 0
@@ -188,6 +189,26 @@ def _child_report(run: Path, out: Path) -> float:
     return float(res.stdout.strip().splitlines()[-1])
 
 
+def plugin_speed(seconds: float) -> dict[str, float]:
+    """Rounds/s of the plug-in path (Python game loop, façade, public views) with each
+    example player at seat 0 of configs/classic.yaml, the other seats compiled."""
+    from unosim.engine.plugins import play_games
+    from unosim.engine.state import compile_config
+    from unosim.rules.config import load_config
+
+    cc = compile_config(load_config(CLASSIC))
+    out: dict[str, float] = {}
+    for name in ("first_legal.py:FirstLegal", "colour_keeper.py:ColourKeeper"):
+        spec = str(ROOT / "examples" / "policies" / name)
+        play_games(cc, 1, 0, 20, plugins={0: spec})  # warm-up
+        rounds = 0
+        t = time.perf_counter()
+        while (elapsed := time.perf_counter() - t) < seconds:
+            rounds += int(play_games(cc, 2, rounds, 50, plugins={0: spec})["counts"][1])
+        out[name.split(":")[1]] = rounds / elapsed
+    return out
+
+
 def _row(label: str, value: str, target: str = "") -> str:
     return f"{label:<52} {value:>16}  {target}"
 
@@ -221,6 +242,11 @@ def main(argv: list[str] | None = None) -> int:
     say("kernel throughput...")
     res["kernel_classic"] = kernel_rate(CLASSIC, seconds)
     res["kernel_chaos"] = kernel_rate(CHAOS, seconds)
+    for policy in ("strategic", "defender"):
+        say(f"kernel throughput, every seat {policy}...")
+        res[f"kernel_classic_{policy}"] = kernel_rate(CLASSIC, seconds, [f"policy={policy}"])
+    say("plug-in path throughput...")
+    res["plugin_speed"] = plugin_speed(seconds)
     with tempfile.TemporaryDirectory(prefix="unosim-bench-") as tmp:
         work = Path(tmp)
         for jobs in (1, 2):
@@ -265,6 +291,12 @@ def main(argv: list[str] | None = None) -> int:
         _row("kernel, classic 4p, 1 core", f"{k:,.0f} rounds/s", ">= 200,000"),
         _row("kernel, classic 4p, per CPU-second", f"{kc:,.0f} rounds/s"),
         _row("kernel, chaos 4p, 1 core", f"{res['kernel_chaos']['rounds_per_s']:,.0f} rounds/s"),
+        *[_row(f"kernel, classic 4p, every seat {p} (per CPU-s; slowdown vs random)",
+               f"{res[f'kernel_classic_{p}']['rounds_per_cpu_s']:,.0f} rounds/s; "
+               f"{kc / res[f'kernel_classic_{p}']['rounds_per_cpu_s']:.2f}x", "<= 2x")
+          for p in ("strategic", "defender")],
+        _row("plug-in path, classic 4p, FirstLegal / ColourKeeper at seat 0",
+             " / ".join(f"{v:,.0f}" for v in res["plugin_speed"].values()) + " rounds/s"),
         _row(f"runner, warm, {g} games, 1 job", f"{s1:,.0f} rounds/s"),
         _row(f"runner, warm, {g} games, 2 jobs", f"{s2:,.0f} rounds/s"),
         _row("speed-up of 2 jobs (warm runner)", f"{d['speedup_2_jobs_steady']:.2f}x",
