@@ -113,7 +113,8 @@ def decision_sentence(q: Question, base: str, who: str, d: Diff, v: Verdict, va:
         return f"{head} {subject}: {nums}; {how}, Holm-adjusted {_p(v.p_diff)}), " \
                f"{tail.rstrip(',')}."
     if v.word == "same":
-        return (f"{head} and {base} have practically the same {what}: {nums}; {how}), "
+        same = what[4:] if what.startswith("the ") else what
+        return (f"{head} and {base} have practically the same {same}: {nums}; {how}), "
                 f"within the {margin.rstrip(',')} (two one-sided tests, Holm-adjusted "
                 f"{_p(v.p_same)}).")
     return (f"Not decided: run more games. {head} against {base}, {what}: {nums}; {how}); "
