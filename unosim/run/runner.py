@@ -33,6 +33,7 @@ layer derives paired intervals without any per-game data in memory.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import numbers
 import os
@@ -367,42 +368,59 @@ class _Job:
     records: bool
     stop: StopRule | None
     warn: Callable[[str], None]
+    kept: dict[int, set[int]] = field(default_factory=dict)  # chunk -> files found whole
 
     def _reuse(self, chunk: tuple[int, int, int]) -> ChunkResult | None:
-        """The chunk from disk if every config's (and pair's) file verifies."""
+        """The chunk from disk if every config's (and pair's) file verifies.
+
+        Otherwise the chunk is recomputed for every config, and the files that
+        did verify are remembered so that they are kept, not rewritten.
+        """
         if self.outs is None:
             return None
-        aggs = []
+        aggs: list[dict[str, np.ndarray] | None] = []
+        for d, cc, key in zip(self.outs, self.ccs, self.keys, strict=True):
+            shapes = {k: v.shape for k, v in empty_aggregates(cc).items()}
+            aggs.append(self._verified(d, functools.partial(
+                load_chunk, d, chunk, self.seed, key, shapes, self.records), chunk[0]))
+        sums = np.zeros((len(self.pairs), 2 * NGF), np.int64)
+        moments = np.zeros((len(self.pairs), 2 * NGF, 2 * NGF), np.int64)
+        pair_ok = not self.pairs
+        if self.pairs and self.pair_out is not None:
+            po = self.pair_out
+            arr = self._verified(po, lambda: load_pair_chunk(
+                po, chunk, self.seed, self.keys, [list(p) for p in self.pairs],
+                {PAIR_KEYS[0]: sums.shape, PAIR_KEYS[1]: moments.shape}), chunk[0])
+            if arr is not None:
+                sums, moments, pair_ok = arr[PAIR_KEYS[0]], arr[PAIR_KEYS[1]], True
+        kept = {i for i, a in enumerate(aggs) if a is not None} | ({-1} if pair_ok else set())
+        if len(kept) == len(aggs) + 1:
+            return ChunkResult(chunk[0], [a for a in aggs if a is not None], [None] * len(aggs),
+                               sums, moments)
+        self.kept[chunk[0]] = kept
+        return None
+
+    def _verified(self, where: Path, load: Callable[[], dict[str, np.ndarray]],
+                  index: int) -> dict[str, np.ndarray] | None:
+        """``load()`` if its file is there and verifies; None (with a warning if corrupt)."""
         try:
-            for d, cc, key in zip(self.outs, self.ccs, self.keys, strict=True):
-                shapes = {k: v.shape for k, v in empty_aggregates(cc).items()}
-                where = d
-                aggs.append(load_chunk(d, chunk, self.seed, key, shapes, self.records))
-            sums = np.zeros((len(self.pairs), 2 * NGF), np.int64)
-            moments = np.zeros((len(self.pairs), 2 * NGF, 2 * NGF), np.int64)
-            if self.pairs and self.pair_out is not None:
-                where = self.pair_out
-                arr = load_pair_chunk(self.pair_out, chunk, self.seed, self.keys,
-                                      [list(p) for p in self.pairs],
-                                      {PAIR_KEYS[0]: sums.shape, PAIR_KEYS[1]: moments.shape})
-                sums, moments = arr[PAIR_KEYS[0]], arr[PAIR_KEYS[1]]
-            elif self.pairs:
-                return None
+            return load()
         except FileNotFoundError:
             return None
         except ValueError as exc:
-            self.warn(f"chunk {chunk[0]} in {where / 'chunks'} is corrupt ({exc}); "
-                      "recomputing it")
+            self.warn(f"chunk {index} in {where / 'chunks'} is corrupt ({exc}); recomputing it")
             return None
-        return ChunkResult(chunk[0], aggs, [None] * len(aggs), sums, moments)
 
     def _save(self, res: ChunkResult) -> None:
+        """A computed chunk's files, except those a resume found whole (they stay as they are)."""
         chunk = self.plan[res.idx]
+        kept = self.kept.get(res.idx, set())
         if self.outs is not None:
-            for d, c, key, agg, rec in zip(self.outs, self.cfgs, self.keys, res.aggs, res.recs,
-                                           strict=True):
-                save_chunk(d, c, self.seed, key, chunk, agg, rec)
-        if self.pair_out is not None and self.pairs:
+            for i, (d, c, key, agg, rec) in enumerate(zip(self.outs, self.cfgs, self.keys,
+                                                          res.aggs, res.recs, strict=True)):
+                if i not in kept:
+                    save_chunk(d, c, self.seed, key, chunk, agg, rec)
+        if self.pair_out is not None and self.pairs and -1 not in kept:
             save_pair_chunk(self.pair_out, chunk, self.seed, self.keys,
                             [list(p) for p in self.pairs],
                             dict(zip(PAIR_KEYS, (res.pair_sums, res.pair_moments),
