@@ -23,9 +23,9 @@ __version__ = "0.1.0"
 
 # Names of unosim.api offered at the top level, imported when first asked for (by
 # importlib: the CLI imports this package, and import-linter keeps cli and api apart).
-_API = ("Interval", "Result", "compare", "config", "sweep")
+_API = ("Interval", "Result", "compare", "config", "league", "sweep")
 
-__all__ = ["Interval", "Result", "__version__", "compare", "config", "run", "sweep"]
+__all__ = ["Interval", "Result", "__version__", "compare", "config", "league", "run", "sweep"]
 
 
 class _RunPackage(types.ModuleType):

@@ -31,9 +31,10 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from unosim.report.comparison import Comparison
+    from unosim.report.league import LeagueSet
     from unosim.report.sweep import Sweep
 
-__all__ = ["Interval", "Result", "compare", "config", "run", "sweep"]
+__all__ = ["Interval", "Result", "compare", "config", "league", "run", "sweep"]
 
 @dataclass(frozen=True)
 class Interval:
@@ -356,3 +357,42 @@ def sweep(config: str | Path | Mapping[str, Any] | GameConfig,
 def _vary_text(values: Any) -> str:
     """A list of values as ``--vary`` text (YAML flow values, comma separated)."""
     return ",".join(json.dumps(v) for v in values)
+
+
+def league(policies: Sequence[str | Mapping[str, Any]],
+           config: str | Path | Mapping[str, Any] | GameConfig = "classic",
+           players: int | None = None, games: int | None = None, seed: int = 1,
+           precision: float | None = None,
+           set: Mapping[str, Any] | None = None,  # noqa: A002 (named as the CLI's --set)
+           vary: Mapping[str, Any] | None = None, jobs: int | None = None, *,
+           max_games: int | None = None, head_to_head: bool = True,
+           out: str | Path | None = None, backend: str = "loky",
+           progress: bool = False) -> LeagueSet:
+    """Rate ``policies`` in balanced seatings on duplicate deals; as ``unosim league``.
+
+    ``policies`` are names or ``{"policy": NAME, "params": {...}}``. ``vary``
+    is one key mapped to its values (``{"house_rules.jump_in": [False, True]}``):
+    one league per value. Returns the `unosim.report.league.LeagueSet`:
+    ``.leagues`` (ratings, win rates, head-to-head ``.matrix()``, ``.edge()``,
+    ``.spread()``), ``.table()`` (tidy) and ``.verdicts()``. With ``out`` the
+    runs and the report (league.md/.html/.csv/.parquet, charts) are written there.
+    """
+    from unosim.report.league import run_league, write_league
+    from unosim.report.sweep import parse_vary
+
+    if vary is not None and len(vary) != 1:
+        raise ValueError("vary takes one key (one league per value)")
+    axis = (None if vary is None else
+            [parse_vary(f"{k}={v if isinstance(v, str) else _vary_text(v)}")
+             for k, v in vary.items()][0])
+    cfg = _config(config, set)
+    n = _games_cap(games, precision, max_games, cfg.games)
+    path = _as_file(cfg.model_dump(mode="json"), cfg.name)
+    ls = run_league(path, list(policies), players=players, vary=axis,
+                    games=None if precision is not None else n, seed=seed,
+                    precision=precision, max_games=n if precision is not None else None,
+                    head_to_head=head_to_head, out=out, jobs=jobs, progress=progress,
+                    backend=backend)
+    if out is not None:
+        write_league(ls, out)
+    return ls

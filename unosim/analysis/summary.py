@@ -16,7 +16,9 @@ this module, see `SCHEMA_PATH`), every mean is per round unless named otherwise:
   normal first player), clockwise to the dealer last; each entry
   ``{rate, low, high, wins}`` over all rounds (a stalemate is no win);
 - ``win_rate_by_seat`` (same shape), ``win_rate_by_policy`` (``{policy: {rate,
-  low, high, wins, seats}}``, the share of all rounds won by that policy's seats);
+  low, high, wins, seats, per_seat}}``, the share of all rounds won by that
+  policy's seats; ``per_seat`` ``{rate, low, high}`` is that share and its
+  interval divided by the seats it holds, comparable with 1/players);
 - ``stalemates`` ``{count, rate, low, high}``;
 - ``cards_played``, ``reshuffles``, ``jumps``, ``swaps``, ``challenges``: means;
 - ``draws_by_cause``: mean cards drawn per round for each cause of
@@ -91,13 +93,20 @@ def _wins(wins: np.ndarray, n: int) -> list[dict[str, Any]]:
 
 
 def _by_policy(wins_seat: np.ndarray, policies: Sequence[str], n: int) -> dict[str, Any]:
+    """Each policy's share of the wins, and that share per seat it holds.
+
+    ``random: 0.69`` over three seats is 0.23 per seat: the per-seat rate (and
+    its Wilson interval) is the group's divided by its seats, so it reads
+    against the fair share 1/players whatever the seating.
+    """
     out: dict[str, Any] = {}
     for name in sorted(set(policies)):
         seats = [i for i, p in enumerate(policies) if p == name]
         k = int(sum(int(wins_seat[i]) for i in seats))
         # Partners matches have two winners, so a policy's wins can exceed n.
-        out[name] = {**(rate(k, n) if k <= n else {"rate": k / n, "low": None, "high": None}),
-                     "wins": k, "seats": len(seats)}
+        group = rate(k, n) if k <= n else {"rate": k / n, "low": None, "high": None}
+        per_seat = {key: None if v is None else v / len(seats) for key, v in group.items()}
+        out[name] = {**group, "wins": k, "seats": len(seats), "per_seat": per_seat}
     return out
 
 

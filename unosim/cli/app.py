@@ -12,6 +12,7 @@ from unosim import __version__
 from unosim.cli.compare import compare_cmd
 from unosim.cli.console import Group
 from unosim.cli.editions import editions_cmd
+from unosim.cli.league import league_cmd
 from unosim.cli.play import play_cmd
 from unosim.cli.run import run_cmd
 from unosim.cli.sweep import sweep_cmd
@@ -25,5 +26,5 @@ def main() -> None:
     """UNO rules-variant simulator: play one game, run millions, compare rule sets."""
 
 
-for _command in (play_cmd, run_cmd, editions_cmd, compare_cmd, sweep_cmd):
+for _command in (play_cmd, run_cmd, editions_cmd, compare_cmd, sweep_cmd, league_cmd):
     main.add_command(_command)
