@@ -104,8 +104,62 @@ def _first_answer(step: Step) -> str:
 
 
 def skill_answer(steps: list[Step]) -> str:
-    """The leagues' own skill answers, one line per rule set."""
-    return "\n".join(f"- *{s.what}*: {_first_answer(s)}" for s in steps)
+    """Each rule set's two skill measures against classic's, as the leagues measured them.
+
+    A rule set leaves more (less) skill than classic when both measures' 95%
+    intervals lie wholly above (below) classic's; otherwise the study does not
+    call it (non-overlap is a conservative check).
+    """
+    def measures(step: Step) -> tuple[dict[str, Any], dict[str, Any]]:
+        league = step.result["leagues"][0]
+        return league["edge_over_random"], league["rating_spread"]
+
+    base_edge, base_spread = measures(steps[0])
+    more, less, rows = [], [], []
+    for s in steps:
+        edge, spread = measures(s)
+        rows.append(f"| {s.what} | {edge['policy']} | {100 * edge['value']:+.1f} "
+                    f"({100 * edge['low']:+.1f} to {100 * edge['high']:+.1f}) | "
+                    f"{spread['value']:.0f} ({spread['low']:.0f} to {spread['high']:.0f}) |")
+        if s is steps[0]:
+            continue
+        if edge["low"] > base_edge["high"] and spread["low"] > base_spread["high"]:
+            more.append(s.what)
+        elif edge["high"] < base_edge["low"] and spread["high"] < base_spread["low"]:
+            less.append(s.what)
+    words = []
+    if more:
+        words.append(f"more a game of skill than classic: {', '.join(more)}")
+    if less:
+        words.append(f"more a game of luck than classic: {', '.join(less)}")
+    head = ("**" + "; ".join(words).capitalize() + ".** Every other rule set is not "
+            "distinguishable from classic on both measures at this sample."
+            if words else "**No rule set separates from classic on both skill measures at "
+            "this sample: the luck of the deal dominates under all of them.**")
+    return "\n".join([
+        head, "",
+        "Skill measures at 4 players, 95% intervals: the strongest policy's win rate per seat "
+        "against three `random` players above the fair 25% (percentage points), and the "
+        "rating spread between the strongest and weakest of the five built-in policies "
+        "(Elo). A rule set is called more (less) skillful only when both intervals lie "
+        "wholly above (below) classic's.", "",
+        "| rule set | strongest policy | edge over fair share vs random (points) | "
+        "rating spread (Elo) |", "|---|---|---|---|", *rows])
+
+
+def policies_answer(steps: list[Step]) -> str:
+    """Each built-in policy's win rate against three random players, from the runs' summaries."""
+    rows = []
+    for s in steps:
+        policy = s.what.split(",")[0]
+        r = s.result["summary"]["win_rate_by_policy"][policy]
+        rows.append(f"| {s.what} | {100 * r['rate']:.2f}% ({100 * r['low']:.2f}-"
+                    f"{100 * r['high']:.2f}%) |")
+    return "\n".join([
+        "**Win rate of one seat of each built-in policy against three `random` players at "
+        "4 players (fair share 25%), 95% Wilson intervals.** The seat plays every position "
+        "equally often (the dealer rotates with the game).", "",
+        "| policy, rules | win rate |", "|---|---|", *rows])
 
 
 def studies() -> dict[str, Study]:
@@ -137,11 +191,19 @@ def studies() -> dict[str, Study]:
             [Step("editions/compare", ["compare", "classic", "classic_1992", "disney100",
                                        "disney_wish", "encanto"], 1_000_000,
                   "editions at 4 players")], first_answers),
+        "policies": Study(
+            "How much does each built-in policy win against random players?",
+            [Step(f"policies/{p}-{rules}",
+                  ["run", rules, "--set", f"seats=[{p}, random, random, random]"], 200_000,
+                  f"{p}, {rules}")
+             for rules in ("classic", "stacking_full")
+             for p in ("greedy", "cautious", "defender", "strategic")], policies_answer),
         "skill": Study(
             "Does stacking (jump-in, Seven-O, draw-until-play, each edition) make UNO more a "
             "game of skill or of luck?",
-            [Step(f"skill/{rs}", ["league", *POLICIES, "--config", rs, "--players", "4"],
-                  20_000, rs) for rs in RULE_SETS], skill_answer),
+            [Step(f"skill/{rs}", ["league", *POLICIES, "--config", rs, "--players", "4",
+                                  "--no-head-to-head"], 20_000, rs) for rs in RULE_SETS],
+            skill_answer),
     }
 
 
