@@ -242,22 +242,13 @@ def run(config: str | Path | Mapping[str, Any] | GameConfig, games: int | None =
     from unosim.run import run_simulation
 
     cfg = _config(config, set)
-    target: dict[str, Any] = {}
-    if precision is not None:
-        if games is not None:
-            raise ValueError("give games or precision, not both (max_games caps precision)")
-        if not 0 < precision < math.inf:
-            raise ValueError(f"precision must be a number above 0, not {precision!r}")
-        target["precision"] = float(precision)
-        games = DEFAULT_MAX_GAMES if max_games is None else max_games
-    elif max_games is not None:
-        raise ValueError("max_games caps a precision run; use games for a fixed count")
+    n = _games_cap(games, precision, max_games, cfg.games)
     if records and out is None:
         out = tempfile.mkdtemp(prefix=f"unosim-{cfg.name[:40]}-")
-    r = run_simulation(cfg, games=cfg.games if games is None else games,
-                       seed=cfg.seed if seed is None else seed, jobs=jobs, out=out,
-                       records=records, resume=resume, force=force, backend=backend,
-                       chunk_size=chunk_size, progress=progress, **target)
+    r = run_simulation(cfg, games=n, seed=cfg.seed if seed is None else seed, jobs=jobs,
+                       out=out, records=records, resume=resume, force=force, backend=backend,
+                       chunk_size=chunk_size, progress=progress,
+                       precision=None if precision is None else float(precision))
     summary = summarize_run(r)
     return Result(r.cfg, r.seed, r.games, r.aggregates, summary, r.out,
                   getattr(r, "stop", None), r.elapsed)
