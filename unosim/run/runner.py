@@ -152,7 +152,7 @@ class Lockstep:
     stop: dict[str, Any] | None = None
 
 
-def _progress_bar(enabled: bool, total: int, initial: int) -> Any:
+def _progress_bar(enabled: bool, total: int | None, initial: int) -> Any:
     from tqdm import tqdm
 
     return tqdm(total=total, initial=initial, unit="game", unit_scale=True, file=sys.stderr,
@@ -433,8 +433,9 @@ class _Job:
         moments = np.zeros((len(self.pairs), 2 * NGF, 2 * NGF), np.int64)
         reused = {c[0]: r for c in self.plan if (r := self._reuse(c)) is not None}
         todo = [c for c in self.plan if c[0] not in reused]
-        bar = _progress_bar(progress, games, sum(self.plan[i][2] for i in reused)
-                            if self.stop is None else 0)
+        # a run that stops on precision has no known end: the bar counts games only
+        bar = _progress_bar(progress, games if self.stop is None else None,
+                            sum(self.plan[i][2] for i in reused) if self.stop is None else 0)
         pending: dict[int, ChunkResult] = dict(reused)
         merged, used, n_run, n_reused, done_games = 0, 0, 0, 0, 0
         rounds_run = [0] * len(self.ccs)
