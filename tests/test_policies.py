@@ -294,7 +294,8 @@ def test_seats_from_set_and_yaml():
     ({"policy": "smart"}, "seats[0].policy: expected 'random', 'greedy'"),
     ({"policy": "greedy", "style": 1}, "seats[0].style: unknown key"),
     ({"params": {}}, "seats[0].policy: required key is missing"),
-    ("smart", "seats[0]: expected a policy (random, greedy, cautious, defender, strategic)"),
+    ("smart", "seats[0]: expected a policy (random, greedy, cautious, defender, strategic, "
+              "ismcts)"),
     (5, "seats[0]: expected a policy"),
 ])
 def test_bad_seats_are_one_line_errors(seat, message):

@@ -25,7 +25,8 @@ from unosim.rules.models import POLICY_NAMES
 SUITS = np.array([suit_of(k) for k in range(NK)])
 BLUFFER = {"policy": "cautious", "params": {"bluff_rate": 0.3}}
 CHALLENGER = {"policy": "strategic", "params": {"challenge_threshold": 0.05, "jump_in_rate": 0.5}}
-SEATS = ["strategic", "greedy", "cautious", "defender", "random", BLUFFER, CHALLENGER]
+SEATS = ["strategic", "greedy", "cautious", "defender", "random", BLUFFER, CHALLENGER,
+         {"policy": "ismcts", "params": {"iterations": 30}}]
 HOUSE = ["house_rules.stacking.draw_two_on_draw_two=true", "house_rules.stacking.wd4_on_wd4=true",
          "house_rules.stacking.wd4_on_draw_two=true", "house_rules.stacking.draw_two_on_wd4=true",
          "house_rules.jump_in=true", "house_rules.seven_o=true"]

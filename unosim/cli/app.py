@@ -9,6 +9,7 @@ from __future__ import annotations
 import click
 
 from unosim import __version__
+from unosim.cli.advise import advise_cmd
 from unosim.cli.compare import compare_cmd
 from unosim.cli.console import Group
 from unosim.cli.editions import editions_cmd
@@ -26,5 +27,6 @@ def main() -> None:
     """UNO rules-variant simulator: play one game, run millions, compare rule sets."""
 
 
-for _command in (play_cmd, run_cmd, editions_cmd, compare_cmd, sweep_cmd, league_cmd):
+for _command in (play_cmd, run_cmd, editions_cmd, compare_cmd, sweep_cmd, league_cmd,
+                 advise_cmd):
     main.add_command(_command)

@@ -11,6 +11,7 @@ in `unosim.engine.habits` (docs/policies.md). A seat's policy is
 
 from __future__ import annotations
 
+import unosim.engine.ismcts as ismcts  # module form: ismcts plays out with random_action
 from unosim.engine.habits import habit_action
 from unosim.engine.jit import jit
 from unosim.engine.kinds import card, is_wild, rank_of
@@ -32,6 +33,7 @@ from unosim.engine.state import (
     PH_PENDING,
     PH_TARGET,
     PH_TURN,
+    POLICY_ISMCTS,
     POLICY_RANDOM,
     S_COLOR,
     S_CUR,
@@ -161,6 +163,9 @@ def strategic_action(S: State, C: Config) -> int:
 @jit
 def policy_action(S: State, C: Config) -> int:
     """The compiled policy of the seat that must decide now."""
-    if C.pp[S.s[S_CUR], P_KIND] == POLICY_RANDOM:
+    kind = C.pp[S.s[S_CUR], P_KIND]
+    if kind == POLICY_RANDOM:
         return random_action(S, C)
+    if kind == POLICY_ISMCTS:
+        return ismcts.ismcts_action(S, C)
     return habit_action(S, C)

@@ -30,7 +30,7 @@ from unosim.rules.cards import COLORS, NK
 from unosim.rules.config import GameConfig, resolved_rules
 from unosim.rules.editions import deck_counts, points_by_kind, wish_icon_mask
 from unosim.rules.limits import MAX_DECKS, MAX_PLAYERS
-from unosim.rules.models import HabitParams, policy_params
+from unosim.rules.models import MAX_ISMCTS_ITERATIONS, HabitParams, policy_params
 from unosim.rules.settings import house_rule_switches
 
 IntArray = NDArray[np.int64]
@@ -114,7 +114,10 @@ P_REVERSE_AT = 16
 P_VOID = 17  # switch_to_void
 P_TARGET = 18  # target_by_size
 P_CALL_UNO = 19  # call_uno
-NPP = 20
+P_ITERS = 20  # ismcts: iterations per decision
+P_EXPLORE = 21  # ismcts: exploration constant
+P_PLAYOUT = 22  # ismcts: the playout policy's POLICY_* code
+NPP = 23
 PARAM_COLUMNS: dict[str, int] = {
     "bluff_rate": P_BLUFF, "challenge_threshold": P_CHALLENGE, "jump_in_rate": P_JUMP,
     "shed_points": P_SHED, "numbers_first": P_NUMBERS, "keep_colors": P_KEEP_COLORS,
@@ -123,10 +126,13 @@ PARAM_COLUMNS: dict[str, int] = {
     "attack_at": P_ATTACK_AT, "hold_wd4": P_HOLD_WD4, "wd4_at": P_WD4_AT,
     "reverse_away": P_REVERSE, "reverse_at": P_REVERSE_AT, "switch_to_void": P_VOID,
     "target_by_size": P_TARGET, "call_uno": P_CALL_UNO,
+    "iterations": P_ITERS, "exploration": P_EXPLORE, "playout": P_PLAYOUT,
 }
 POLICY_RANDOM, POLICY_GREEDY, POLICY_CAUTIOUS, POLICY_DEFENDER, POLICY_STRATEGIC = 0, 1, 2, 3, 4
+POLICY_ISMCTS = 5  # unosim.engine.ismcts
 POLICY_CODE = {"random": POLICY_RANDOM, "greedy": POLICY_GREEDY, "cautious": POLICY_CAUTIOUS,
-               "defender": POLICY_DEFENDER, "strategic": POLICY_STRATEGIC}
+               "defender": POLICY_DEFENDER, "strategic": POLICY_STRATEGIC,
+               "ismcts": POLICY_ISMCTS}
 
 
 def policy_row(policy: str, params: HabitParams | None) -> FloatArray:
@@ -137,7 +143,8 @@ def policy_row(policy: str, params: HabitParams | None) -> FloatArray:
     row[P_KIND] = POLICY_CODE.get(policy, POLICY_CODE["random"])
     if params is not None:
         for name, value in params.model_dump().items():
-            row[PARAM_COLUMNS[name]] = float(value)
+            # a policy-valued param (ismcts ``playout``) is stored as its code
+            row[PARAM_COLUMNS[name]] = POLICY_CODE[value] if isinstance(value, str) else value
     return row
 
 
@@ -274,6 +281,8 @@ NH = H_SUIT + NCOLORS + 1
 # --- sizes --------------------------------------------------------------------------
 LARGEST_DECK = 112  # cards in one deck of the largest shipped edition
 PILE_MIN = MAX_DECKS * LARGEST_DECK + 1
+X_NODES = MAX_ISMCTS_ITERATIONS + 1  # an ismcts tree: the root and one node per iteration
+X_DEPTH = 256  # deepest path an ismcts iteration walks in its tree
 EV_ROWS = 8192  # trace buffers, drained by the façade after every action
 CL_SIZE = 1 << 18
 
@@ -294,6 +303,27 @@ class State(Protocol):
     scratch: IntArray  # [2, NH] work space: hand rows being swapped
     voids: IntArray  # [MAX_PLAYERS, NCOLORS] 1: the seat drew on its turn on that color, and
     #                 has taken no card since (public memory the policies read)
+    # work space of unosim.engine.ismcts: the real position saved while it searches, the
+    # unknown cards, and its tree (allocated once with the state: no allocation per decision)
+    x_s: IntArray  # [NS]
+    x_hands: IntArray  # [MAX_PLAYERS, NH]
+    x_piles: IntArray  # [2, pile]
+    x_seat: IntArray  # [MAX_PLAYERS, NSEAT]
+    x_st: IntArray  # [NR]
+    x_voids: IntArray  # [MAX_PLAYERS, NCOLORS]
+    x_rng: NDArray[np.uint64]  # [4] the game's stream
+    x_rs: NDArray[np.uint64]  # [4] a saved search stream
+    x_pp: FloatArray  # [MAX_PLAYERS, NPP] the config's seat rows
+    x_pool: IntArray  # [pile] the cards the searching seat cannot place
+    x_legal: IntArray  # [NA]
+    x_ch: IntArray  # [NA]
+    x_key: IntArray  # [X_NODES] tree: seat * NA + action into the node
+    x_child: IntArray  # [X_NODES] first child (-1 none)
+    x_sib: IntArray  # [X_NODES] next sibling (-1 none)
+    x_n: IntArray  # [X_NODES] visits
+    x_av: IntArray  # [X_NODES] availability (times its action was legal at a visit)
+    x_w: FloatArray  # [X_NODES] wins of the seat that moved into the node
+    x_path: IntArray  # [X_DEPTH]
 
 
 class Config(Protocol):
@@ -335,7 +365,17 @@ def state_dtype(pile: int) -> np.dtype:
                      ("cl", np.int64, (CL_SIZE,)), ("st", np.int64, (NR,)),
                      ("winners", np.int64, (MAX_PLAYERS,)), ("flags", np.int64, (MAX_PLAYERS,)),
                      ("scratch", np.int64, (2, NH)),
-                     ("voids", np.int64, (MAX_PLAYERS, NCOLORS))])
+                     ("voids", np.int64, (MAX_PLAYERS, NCOLORS)),
+                     ("x_s", np.int64, (NS,)), ("x_hands", np.int64, (MAX_PLAYERS, NH)),
+                     ("x_piles", np.int64, (2, pile)), ("x_seat", np.int64, (MAX_PLAYERS, NSEAT)),
+                     ("x_st", np.int64, (NR,)), ("x_voids", np.int64, (MAX_PLAYERS, NCOLORS)),
+                     ("x_rng", np.uint64, (4,)), ("x_rs", np.uint64, (4,)),
+                     ("x_pp", np.float64, (MAX_PLAYERS, NPP)), ("x_pool", np.int64, (pile,)),
+                     ("x_legal", np.int64, (NA,)), ("x_ch", np.int64, (NA,)),
+                     ("x_key", np.int64, (X_NODES,)), ("x_child", np.int64, (X_NODES,)),
+                     ("x_sib", np.int64, (X_NODES,)), ("x_n", np.int64, (X_NODES,)),
+                     ("x_av", np.int64, (X_NODES,)), ("x_w", np.float64, (X_NODES,)),
+                     ("x_path", np.int64, (X_DEPTH,))])
 
 
 def config_dtype(pile: int) -> np.dtype:

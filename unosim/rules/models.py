@@ -30,6 +30,7 @@ __all__ = [
     "POLICY_DEFAULTS",
     "POLICY_NAMES",
     "Count",
+    "MAX_ISMCTS_ITERATIONS",
     "EditionBehaviour",
     "HabitParams",
     "HouseRules",
@@ -94,8 +95,8 @@ class EditionBehaviour(StrictModel):
 
 
 # --- seats and their policies (docs/policies.md) ------------------------------
-POLICY_NAMES = ("random", "greedy", "cautious", "defender", "strategic")
-PolicyName = Literal["random", "greedy", "cautious", "defender", "strategic"]
+POLICY_NAMES = ("random", "greedy", "cautious", "defender", "strategic", "ismcts")
+PolicyName = Literal["random", "greedy", "cautious", "defender", "strategic", "ismcts"]
 
 
 def _plugin(name: str) -> str:
@@ -107,6 +108,8 @@ def _plugin(name: str) -> str:
 
 # a seat played by a Python class (`unosim.engine.plugins`), e.g. ``mypkg.mod:MyPolicy``
 PluginName = Annotated[str, AfterValidator(_plugin)]
+# The most iterations an ``ismcts`` seat may spend on one decision (its tree is preallocated).
+MAX_ISMCTS_ITERATIONS = 10_000
 # The hand-size thresholds of the habits ("an opponent on at most N cards").
 MAX_HABIT_HAND = 20
 HandSize = Annotated[int, Field(ge=1, le=MAX_HABIT_HAND)]
@@ -142,6 +145,13 @@ class HabitParams(StrictModel):
     switch_to_void: bool = Field(False, title="switch to a color the next player drew on")
     target_by_size: bool = Field(False, title="target the smallest hand")
     call_uno: bool = Field(False, title="always call UNO")
+    # ismcts only (docs/ismcts.md): a budget in iterations, not seconds, so a
+    # seed gives the same decisions on every backend
+    iterations: Annotated[int, Field(ge=1, le=MAX_ISMCTS_ITERATIONS, title=(
+        "ISMCTS iterations per decision"))] = 1000
+    exploration: Annotated[float, Field(ge=0.0, le=10.0, title="ISMCTS exploration constant")] = 0.7
+    playout: Literal["random", "greedy", "strategic"] = Field(
+        "random", title="ISMCTS playout policy")
 
 
 _CAUTIOUS = {"numbers_first": True, "keep_colors": True, "name_most_held": True}
@@ -155,6 +165,7 @@ POLICY_DEFAULTS: dict[str, dict[str, Any]] = {
         "reverse_away": True, "switch_to_void": True, "target_by_size": True,
         "call_uno": True, "challenge_threshold": 0.25,
     },
+    "ismcts": {"call_uno": True},
 }
 
 
