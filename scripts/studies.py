@@ -58,26 +58,35 @@ class Study:
     answer: Callable[[list[Step]], str]
 
 
-def _turn_words(step: Step) -> list[str]:
-    """The round-length verdicts of a sweep's non-baseline cells."""
-    return [r["verdict"] for r in step.result["table"]
-            if r["metric"] == "turns_mean" and r["verdict"]]
+def _cells(step: Step, verdict: str) -> list[str]:
+    """'2 players, full stacking (...)' for each cell of a sweep whose round-length verdict
+    is ``verdict``."""
+    out = []
+    for r in step.result["table"]:
+        if r["metric"] == "turns_mean" and r["verdict"] == verdict:
+            varied = any(a.startswith("players=") for a in step.args)
+            where = f"{r['players']} players, " if varied else ""
+            out.append(f"{where}{r['label']}")
+    return out
 
 
 def stacking_answer(steps: list[Step]) -> str:
-    """Whether stacking lengthens or shortens rounds, table by table, sign change first."""
-    by_table = {s.what: set(_turn_words(s)) for s in steps}
-    longer = [t for t, w in by_table.items() if "longer" in w]
-    shorter = [t for t, w in by_table.items() if "shorter" in w]
-    if longer and shorter:
+    """Whether stacking lengthens or shortens rounds, table by table, a sign change first."""
+    longer = {s.what: _cells(s, "longer") for s in steps}
+    shorter = {s.what: _cells(s, "shorter") for s in steps}
+    n_longer = sum(map(len, longer.values()))
+    n_shorter = sum(map(len, shorter.values()))
+    if n_longer and n_shorter:
+        where = "; ".join(f"{t}: {', '.join(c)}" for t, c in longer.items() if c)
         head = (f"**The answer changes sign with the players' habits: stacking makes rounds "
-                f"longer at some tables ({'; '.join(longer)}) and shorter at others "
-                f"({'; '.join(shorter)}).**")
-    elif shorter:
+                f"longer in {n_longer} of the cells ({where}) and shorter in {n_shorter}.** "
+                "Tables that keep a stackable card in reserve (`defender`) are the ones "
+                "where it can lengthen rounds.")
+    elif n_shorter:
         head = ("**No: at every table we tried, stacking does not make rounds longer; where "
                 "the data decide, it makes them shorter.**")
-    elif longer:
-        head = ("**Yes: at every table where the data decide, stacking makes rounds longer.**")
+    elif n_longer:
+        head = "**Yes: at every table where the data decide, stacking makes rounds longer.**"
     else:
         head = "**Not decided: no table shows a change in round length that the data establish.**"
     lines = [head, ""]
@@ -85,6 +94,23 @@ def stacking_answer(steps: list[Step]) -> str:
         lengths = [a for a in s.result["answers"] if "first player" not in a]
         lines.append(f"- *{s.what}*: {' '.join(lengths)}")
     return "\n".join(lines)
+
+
+def first_player_answer(steps: list[Step]) -> str:
+    """The first player's win rate against the fair share 1/N at each table size."""
+    rows = [r for r in steps[0].result["table"] if r["metric"] == "first_player_vs_fair"]
+    above = [r for r in rows if r["low"] > 1]
+    below = [r for r in rows if r["high"] < 1]
+    sizes = f"{rows[0]['players']} to {rows[-1]['players']}"
+    head = (f"**The first player (on the dealer's left) wins more than the fair share 1/N at "
+            f"{len(above)} of the {len(rows)} table sizes from {sizes} players"
+            + (f", less at {len(below)}" if below else "")
+            + f"; the edge is largest at {max(rows, key=lambda r: r['value'])['players']} "
+            "players.**")
+    table = ["| players | first-player win rate ÷ fair share (95% CI) |", "|---|---|"]
+    table += [f"| {r['players']} | {r['value']:.3f} ({r['low']:.3f} to {r['high']:.3f}) |"
+              for r in rows]
+    return "\n".join([head, "", *table])
 
 
 def first_answers(steps: list[Step]) -> str:
@@ -180,7 +206,7 @@ def studies() -> dict[str, Study]:
         "first_player": Study(
             "How big is the first player's edge at each table size?",
             [Step("first_player/sweep", ["sweep", "classic", "--vary", "players=2..10"],
-                  1_000_000, "random players, 2 to 10 at the table")], first_answers),
+                  1_000_000, "random players, 2 to 10 at the table")], first_player_answer),
         "house_rules": Study(
             "Which house rules change the game, and how much?",
             [Step("house_rules/compare", ["compare", "classic", "stacking", "stacking_full",

@@ -635,6 +635,8 @@ def _where(axis: Axis, idxs: Sequence[int], every: bool, word: str = "") -> str:
     labels = [axis.labels[i] for i in idxs]
     if every and len(idxs) > 1:
         return f"with {'any' if word == 'undecided' else 'every'} {axis.label} ({', '.join(labels)})"
+    if all(axis.label.lower() in lab.lower() for lab in labels):
+        return f"with {_and(labels)}"  # 'with full stacking (...)', not 'with stacking full ...'
     return f"with {axis.label} {_and(labels)}"
 
 
