@@ -47,7 +47,7 @@ class Step:
     result: dict[str, Any] = field(default_factory=dict)
 
     def command(self, scale: float) -> list[str]:
-        n = max(1_000, round(self.games * scale))
+        n = max(min(self.games, 1_000), round(self.games * scale))
         return ["unosim", *self.args, "--games", str(n), "--out", f"reports/{self.part}"]
 
 
@@ -188,6 +188,56 @@ def policies_answer(steps: list[Step]) -> str:
         "| policy, rules | win rate |", "|---|---|", *rows])
 
 
+def _ismcts_seat(iterations: int) -> str:
+    return f"{{policy: ismcts, params: {{iterations: {iterations}}}}}"
+
+
+def _ismcts_rate(step: Step) -> dict[str, float]:
+    return step.result["summary"]["win_rate_by_policy"]["ismcts"]
+
+
+def yardstick_answer(steps: list[Step]) -> str:
+    """ismcts's win rate per table, its growth with iterations (a chart), and the skill
+    measure of each rule set with ismcts as the strongest player."""
+    from unosim.report.dots import Dots, dots_chart
+
+    def cell(step: Step) -> str:
+        r = _ismcts_rate(step)
+        return f"{100 * r['rate']:.1f}% ({100 * r['low']:.1f}-{100 * r['high']:.1f}%)"
+
+    tables = [s for s in steps if s.what.startswith("table:")]
+    growth = [s for s in steps if s.what.startswith("iterations:")]
+    skill = [s for s in steps if s.what.startswith("skill:")]
+    lines = ["**`ismcts` at 1,000 iterations per decision, one seat at a 4-player table, "
+             "its win rate with a 95% Wilson interval (fair share 25%):**", "",
+             "| opponents, rules | win rate |", "|---|---|"]
+    lines += [f"| {s.what[6:]} | {cell(s)} |" for s in tables]
+    if growth:
+        xs = [float(s.what.split(":")[1]) for s in growth]
+        rates = [_ismcts_rate(s) for s in growth]
+        png = dots_chart([Dots("ismcts vs 3 strategic", xs, [100 * r["rate"] for r in rates],
+                               [100 * r["low"] for r in rates],
+                               [100 * r["high"] for r in rates])],
+                         REPORTS / "yardstick" / "iterations.png",
+                         "ismcts against three strategic players, classic, 4 players",
+                         "iterations per decision", "win rate of the ismcts seat (%)",
+                         xticklabels=[f"{x:,.0f}" for x in xs], reference=[25.0] * len(xs),
+                         reference_label="fair share 25%")
+        lines += ["", f"![win rate by iterations]({png.name})", "",
+                  "| iterations | win rate against three strategic |", "|---|---|"]
+        lines += [f"| {int(x):,} | {cell(s)} |" for x, s in zip(xs, growth, strict=True)]
+    if skill:
+        lines += ["", "Skill measure with `ismcts` (1,000 iterations) as the strongest player: "
+                  "its win rate per seat against three `random` players above the fair 25% "
+                  "(percentage points, 95% interval):", "",
+                  "| rule set | edge over the fair share |", "|---|---|"]
+        for s in skill:
+            r = _ismcts_rate(s)
+            lines.append(f"| {s.what[6:]} | {100 * (r['rate'] - 0.25):+.1f} "
+                         f"({100 * (r['low'] - 0.25):+.1f} to {100 * (r['high'] - 0.25):+.1f}) |")
+    return "\n".join(lines)
+
+
 def studies() -> dict[str, Study]:
     stacking = [
         Step(f"stacking/{p}", ["sweep", "classic", "--set", f"policy={p}", "--vary",
@@ -230,6 +280,21 @@ def studies() -> dict[str, Study]:
             [Step(f"skill/{rs}", ["league", *POLICIES, "--config", rs, "--players", "4",
                                   "--no-head-to-head"], 20_000, rs) for rs in RULE_SETS],
             skill_answer),
+        "yardstick": Study(
+            "How strong is a search player, and how much skill does each rule set leave "
+            "against it?",
+            [Step(f"yardstick/{opp}-{rules}",
+                  ["run", rules, "--set", f"seats=[{_ismcts_seat(1000)}, {opp}, {opp}, {opp}]"],
+                  1_000, f"table: three {opp}, {rules}")
+             for rules in ("classic", "stacking_full") for opp in ("random", "strategic")]
+            + [Step(f"yardstick/iterations-{n}",
+                    ["run", "classic", "--set",
+                     f"seats=[{_ismcts_seat(n)}, strategic, strategic, strategic]"],
+                    500, f"iterations:{n}") for n in (100, 300, 1000, 3000)]
+            + [Step(f"yardstick/skill-{rs}",
+                    ["run", rs, "--set", f"seats=[{_ismcts_seat(1000)}, random, random, random]"],
+                    400, f"skill:{rs}") for rs in RULE_SETS],
+            yardstick_answer),
     }
 
 
