@@ -64,7 +64,8 @@ def _cells(step: Step, verdict: str) -> list[str]:
     out = []
     for r in step.result["table"]:
         if r["metric"] == "turns_mean" and r["verdict"] == verdict:
-            varied = any(a.startswith("players=") for a in step.args)
+            varied = any(prev == "--vary" and a.startswith("players=")
+                         for prev, a in zip(step.args, step.args[1:], strict=False))
             where = f"{r['players']} players, " if varied else ""
             out.append(f"{where}{r['label']}")
     return out

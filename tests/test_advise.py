@@ -61,3 +61,85 @@ def test_bad_positions_are_one_line_errors(tmp_path: Path, text: str, message: s
     res = CliRunner().invoke(main, ["advise", str(pos)])
     assert res.exit_code == 2 and message in res.output, res.output
     assert res.output.strip().count("\n") == 0
+
+
+# --- a position from a trace (--trace FILE --event N) ------------------------------------
+def _trace(tmp_path: Path, *args: str) -> tuple[Path, list[dict]]:
+    res = CliRunner().invoke(main, ["play", *args, "--trace-format", "jsonl"])
+    assert res.exit_code == 0, res.output
+    path = tmp_path / "round.jsonl"
+    path.write_text(res.output)
+    return path, [json.loads(line) for line in res.output.splitlines()]
+
+
+def _advise_trace(path: Path, n: int, *args: str) -> dict:
+    res = CliRunner().invoke(main, ["advise", "--trace", str(path), "--event", str(n),
+                                    "--format", "json", *args])
+    assert res.exit_code == 0, res.output
+    return json.loads(res.output)
+
+
+def test_trace_event_where_the_player_can_go_out(tmp_path: Path) -> None:
+    path, events = _trace(tmp_path, "classic", "--seed", "7")
+    end = next(e for e in events if e["e"] == "end")
+    n = max(i for i, e in enumerate(events) if e["e"] == "play" and e["p"] == end["winner"])
+    out = _advise_trace(path, n, "--playouts", "200")
+    assert out["seat"] == end["winner"]
+    assert out["actions"][0]["action"] == events[n]["card"]
+    assert out["actions"][0]["win"] == 1.0
+    turn = max(i for i in range(n) if events[i]["e"] == "turn")  # the turn event opening it
+    assert _advise_trace(path, turn, "--playouts", "50")["actions"][0]["action"] == \
+        events[n]["card"]
+
+
+def test_trace_and_yaml_give_the_same_candidates(tmp_path: Path) -> None:
+    from unosim.cli.advise import read_trace, round_at_event
+
+    path, events = _trace(tmp_path, "classic", "--seed", "7")
+    n = next(i for i, e in enumerate(events) if e["e"] == "turn" and i > 40)
+    r = round_at_event(read_trace(path), n)
+    p = r.current_player
+    assert p == events[n]["p"] and r.color == events[n]["color"] and r.top == events[n]["top"]
+    yaml = (f"seat: {p}\nhand: {json.dumps(r.hand(p))}\ntop: {r.top}\ncolor: {r.color}\n"
+            f"direction: {r.direction}\nhands: {[len(h) for h in r.hands]}\n"
+            f"played: {json.dumps(r.discard[:-1])}\n")
+    from_yaml = _advise(tmp_path, yaml, "--playouts", "100")
+    from_trace = _advise_trace(path, n, "--playouts", "100")["actions"]
+    assert sorted(x["action"] for x in from_yaml) == sorted(x["action"] for x in from_trace)
+
+
+@pytest.mark.parametrize(("config", "overrides"), [
+    ("classic", ["house_rules.stacking.draw_two_on_draw_two=true", "house_rules.jump_in=true",
+                 "house_rules.seven_o=true"]),
+    ("disney_wish", []), ("encanto", ["behaviour.uno_forget_rate=0.5"]),
+    ("classic", ["house_rules.draw_until_play=true"])])
+def test_every_play_of_a_trace_is_rebuilt(config: str, overrides: list[str]) -> None:
+    """Through reshuffles, stacks, jump-ins, swaps, slips and UNO catches (every event up
+    to it replayed exactly): the actor of each play is to act, with that play legal."""
+    from unosim.cli.advise import round_at_event
+    from unosim.engine.game import play_game
+    from unosim.engine.state import compile_config
+    from unosim.rules.config import load_config
+
+    cc = compile_config(load_config(config, overrides))
+    for seed in range(3):
+        events = play_game(cc, seed)
+        plays = [i for i, e in enumerate(events) if e["e"] in ("play", "jump")]
+        for n in plays[::5] + plays[-1:]:
+            r = round_at_event(events, n)
+            assert r.current_player == events[n]["p"], (config, seed, n)
+            assert events[n]["card"] in r.legal_action_names(), (config, seed, n)
+
+
+@pytest.mark.parametrize(("event", "message"), [
+    ("9999", "--event 9999: the trace has events 0.."),
+    ("0", "--event 0 (deal) is not a decision"),
+    ("2", "--event 2 (draw) is not a decision"),
+])
+def test_bad_trace_events_are_one_line_errors(tmp_path: Path, event: str, message: str) -> None:
+    path, _ = _trace(tmp_path, "classic", "--seed", "7")
+    res = CliRunner().invoke(main, ["advise", "--trace", str(path), "--event", event])
+    assert res.exit_code == 2 and message in res.output, res.output
+    assert res.output.strip().count("\n") == 0
+    res = CliRunner().invoke(main, ["advise", "--trace", str(path)])
+    assert res.exit_code == 2 and "--event N" in res.output

@@ -1,4 +1,5 @@
-"""``unosim advise POSITION.yaml``: every legal action with its chance of winning.
+"""``unosim advise POSITION.yaml`` (or ``--trace FILE --event N``): every legal action
+with its chance of winning.
 
 The position is what one seat knows (its hand, the top card, every hand's
 size, optionally the cards played so far); the rest is dealt afresh for each
@@ -120,6 +121,271 @@ def advise(r: Any, playouts: int, precision: float | None, playout: str,
     return rows
 
 
+# --- a position from a trace -------------------------------------------------------------
+EDITION_RULES = {"first_flip", "wd4_wilds_block", "uno_penalty", "special", "special_points"}
+
+
+def read_trace(path: Path) -> list[dict[str, Any]]:
+    """The events of a JSONL trace (TRACE.md), one object a line."""
+    events: list[dict[str, Any]] = []
+    try:
+        with path.open(encoding="utf-8") as f:
+            for i, line in enumerate(f):
+                if line.strip():
+                    e = json.loads(line)
+                    if not isinstance(e, dict) or "e" not in e:
+                        raise CliError(f"{path}: line {i + 1}: not a trace event")
+                    events.append(e)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CliError(f"{path}: {exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise CliError(f"{path}: not JSON Lines ({exc})") from exc
+    if not events or events[0]["e"] != "deal":
+        raise CliError(f"{path}: a trace starts with a deal event")
+    return events
+
+
+def _flat(d: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    for k, v in d.items():
+        out += _flat(v, f"{prefix}{k}.") if isinstance(v, dict) else [(prefix + k, v)]
+    return out
+
+
+def trace_config(deal: dict[str, Any]) -> Any:
+    """The compiled config a deal event describes: its edition with its resolved rules
+    as overrides, checked to give back exactly those rules."""
+    from unosim.engine.state import compile_config
+    from unosim.rules.config import ConfigError, load_config
+
+    rules = deal.get("rules")
+    if not isinstance(rules, dict):
+        raise CliError("the trace's deal event has no rules")
+    sets = [f"edition={json.dumps(deal.get('edition'))}"] + [
+        f"{k}={json.dumps(v)}" for k, v in _flat(rules) if k not in EDITION_RULES]
+    try:
+        cc = compile_config(load_config("classic", sets))
+    except ConfigError as exc:
+        raise CliError(f"the trace's rules: {exc}") from exc
+    if cc.rules != rules:
+        diff = next(k for k, v in _flat(rules) if dict(_flat(cc.rules)).get(k) != v)
+        raise CliError(f"the trace's rules are not those of edition {deal.get('edition')!r} "
+                       f"(rule {diff})")
+    return cc
+
+
+def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return {k: v for k, v in a.items() if k != "round"} == {
+        k: v for k, v in b.items() if k != "round"}
+
+
+class _Replay:
+    """A `Round` driven along a trace: at each decision the legal action whose events
+    are the trace's next ones. The rules' only randomness is forced to the trace's
+    outcome: behaviour rates are set to 0 or 1 from the events ahead, and before a
+    reshuffle the discard pile under its top is reordered so the engine's shuffle
+    gives the pile the trace shows."""
+
+    SKIP = ("ev", "cl")
+
+    def __init__(self, r: Any, trace: list[dict[str, Any]], t: int) -> None:
+        self.r, self.trace, self.t = r, trace, t
+        self.rates = r.C.cf.copy()
+
+    def snapshot(self) -> tuple[dict[str, np.ndarray], int]:
+        S = self.r.S
+        return ({n: np.array(S[n], copy=True) for n in S.dtype.names
+                 if n not in self.SKIP and not n.startswith("x_")}, len(self.r._events))
+
+    def restore(self, snap: tuple[dict[str, np.ndarray], int]) -> None:
+        fields, n = snap
+        for name, v in fields.items():
+            self.r.S[name][...] = v
+        del self.r._events[n:]
+
+    def force_rates(self, slip: float) -> None:
+        from unosim.engine import state as L
+
+        cf, ahead = self.r.C.cf, self.trace[self.t:]
+        cf[:] = self.rates
+        uno = next((e for e in ahead if e["e"] == "uno"), None)
+        if uno is not None:
+            cf[L.F_UNO_FORGET] = 0.0 if uno.get("called") else 1.0
+            cf[L.F_UNO_CATCH] = 1.0 if uno.get("caught") else 0.0
+        movie = next((e for e in ahead if e["e"] == "special"
+                      and e.get("special") == "movie_madness"), None)
+        if movie is not None:
+            cf[L.F_MOVIE_FAIL] = 1.0 if movie.get("outcome") == "failed" else 0.0
+        cf[L.F_SLIP] = slip
+
+    def matches(self, new: list[dict[str, Any]]) -> int:
+        """How many of ``new`` agree with the trace from ``t`` (len(new): all)."""
+        for i, e in enumerate(new):
+            if self.t + i >= len(self.trace) or not _same(e, self.trace[self.t + i]):
+                return i
+        return len(new)
+
+    def permutation(self, n: int) -> np.ndarray:
+        """Where the engine's next shuffle of ``n`` cards takes each (out[i] = in[perm[i]])."""
+        from unosim.engine.table import shuffle_row
+
+        S = self.r.S
+        snap = self.snapshot()
+        S.piles[0, :n] = np.arange(n)
+        shuffle_row(S, 0, n)
+        perm = S.piles[0, :n].copy()
+        self.restore(snap)
+        return perm
+
+    def fix_reshuffle(self, got: list[str], want: list[str]) -> bool:
+        """Make the action's reshuffle give ``want`` instead of ``got``: choose the
+        stream (nothing else in a replay draws from it) so that the cards played in
+        the action land where the trace has them, and order the rest of the discard."""
+        from unosim.engine import state as L
+        from unosim.engine.rng import seed_game
+        from unosim.rules.cards import kind
+
+        S, n = self.r.S, len(want)
+        nd0 = int(S.s[L.S_NDISC])
+        w = np.array([kind(c) for c in want])
+        held = np.empty(n, np.int64)  # the discard under the top at the reshuffle
+        held[self.permutation(n)] = [kind(c) for c in got]
+        if sorted(held) != sorted(w):
+            return False
+        fixed = np.arange(max(nd0 - 1, 0), n)
+        for attempt in range(5000):
+            if attempt:
+                seed_game(S.rng, np.uint64(attempt), np.uint64(0x5EED), 0)
+            perm = self.permutation(n)
+            inv = np.empty(n, np.int64)
+            inv[perm] = np.arange(n)
+            if (w[inv[fixed]] == held[fixed]).all():
+                free = perm < nd0 - 1
+                S.piles[1, perm[free]] = w[free]
+                return True
+        return False
+
+    def trial(self, a: int, slip: float) -> int:
+        """Apply ``a`` (kept if all its events match the trace); -1 when they do not,
+        else the number of events it wrote."""
+        for _ in range(3):
+            snap = self.snapshot()
+            self.force_rates(slip)
+            self.r.apply(a)
+            new = self.r._events[snap[1]:]
+            ok = self.matches(new)
+            if ok == len(new):
+                return ok
+            self.restore(snap)
+            got, want = new[ok], self.trace[self.t + ok] if self.t + ok < len(self.trace) else {}
+            if not (got["e"] == want.get("e") == "reshuffle"
+                    and self.fix_reshuffle(list(got["draw"]), list(want["draw"]))):
+                return -1
+        return -1
+
+    def candidates(self) -> list[tuple[int, float]]:
+        from unosim.engine import state as L
+
+        slip = float(self.rates[L.F_SLIP])
+        slips = [0.0, 1.0] if 0.0 < slip < 1.0 else [slip]
+        return [(a, s) for a in self.r.legal_actions() for s in slips]
+
+    def step(self, depth: int = 0) -> int:
+        """Take the decision's action that follows the trace; how many events it wrote."""
+        empty: list[tuple[int, float]] = []
+        best, most = (0, 0.0), 0
+        for a, s in self.candidates():  # the longest match: a slip may follow a turn
+            snap = self.snapshot()
+            n = self.trial(a, s)
+            self.restore(snap)
+            if n > most:
+                best, most = (a, s), n
+            elif n == 0:
+                empty.append((a, s))
+        if most > 0:
+            self.trial(*best)
+            self.t += most
+            return most
+        for a, s in empty:  # an action without events (a wild before its color, a pass)
+            snap = self.snapshot()
+            self.trial(a, s)
+            if depth < 12 and not self.r.is_over and self.lookahead(depth + 1):
+                self.restore(snap)
+                self.trial(a, s)
+                return 0
+            self.restore(snap)
+        raise CliError(f"cannot follow the trace at event {self.t} "
+                       f"({self.trace[self.t]['e'] if self.t < len(self.trace) else 'end'})")
+
+    def lookahead(self, depth: int) -> bool:
+        t = self.t
+        try:
+            self.step(depth)
+            return True
+        except CliError:
+            return False
+        finally:
+            self.t = t
+
+    def done(self) -> None:
+        self.r.C.cf[:] = self.rates
+
+
+def round_at_event(trace: list[dict[str, Any]], n: int, seed: int = 0) -> Any:
+    """The `Round` at the decision that wrote event ``n`` (or that follows the
+    ``turn`` event ``n``), rebuilt from its round's deal along the trace."""
+    from unosim.engine.game import IllegalActionError, Round
+
+    if not 0 <= n < len(trace):
+        raise CliError(f"--event {n}: the trace has events 0..{len(trace) - 1}")
+    d = max(i for i in range(n + 1) if trace[i]["e"] == "deal") if any(
+        trace[i]["e"] == "deal" for i in range(n + 1)) else 0
+    deal = trace[d]
+    cc = trace_config(deal)
+    players, dealer = int(deal["players"]), int(deal["dealer"])
+    if len(deal.get("active", range(players))) != players:
+        raise CliError("rounds with eliminated seats are not supported")
+    hands = deal["hands"]
+    t = d + 1
+    last_return = max((i for i in range(t, n + 1) if trace[i]["e"] == "return"), default=-1)
+    if last_return >= 0 and any(trace[i]["e"] not in ("flip", "return")
+                                for i in range(t, last_return)):
+        raise CliError("a return after the first turn is not supported")
+    rest = trace[last_return]["draw"] if last_return >= 0 else deal["draw"]
+    order = [(dealer + 1 + i) % players for i in range(players)]
+    size = max(len(h) for h in hands)
+    if any(len(h) != size for h in hands):
+        raise CliError("the deal's hands differ in size")
+    deck = [hands[q][j] for j in range(size) for q in order] + list(rest)[::-1]
+    try:
+        r = Round.from_deck(cc, deck, dealer=dealer, seed=seed)
+        r.round_index = int(deal.get("round", 0))
+        rep = _Replay(r, trace, last_return + 1 if last_return >= 0 else t)
+        first = r.events()[1:]
+        if rep.matches(first) != len(first):
+            raise CliError("the trace's first flip does not replay")
+        rep.t += len(first)
+        # a turn event is written by the move before it, or (facing a penalty) by the
+        # decision it opens: either way that decision is the turn player's; a jump's
+        # play is written by the jump
+        actor = trace[n].get("p", trace[n].get("a"))
+        if trace[n]["e"] == "turn":
+            targets = {n, n + 1}
+        elif n > 0 and trace[n - 1]["e"] in ("turn", "jump") and trace[n - 1]["p"] == actor:
+            targets = {n - 1, n}
+        else:
+            targets = {n}
+        while not r.is_over and rep.t <= max(targets):
+            if rep.t in targets and (actor is None or r.current_player == actor):
+                rep.done()
+                return r
+            rep.step()
+        rep.done()
+    except IllegalActionError as exc:
+        raise CliError(f"cannot follow the trace: {exc}") from exc
+    raise CliError(f"--event {n} ({trace[n]['e']}) is not a decision of a player")
+
+
 def _name(a: int) -> str:
     from unosim.engine.game import action_name
 
@@ -127,7 +393,11 @@ def _name(a: int) -> str:
 
 
 @click.command("advise", cls=Command)
-@click.argument("position", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("position", type=click.Path(dir_okay=False, path_type=Path), required=False)
+@click.option("--trace", "trace_file", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="A JSONL trace (unosim play --trace-format jsonl).")
+@click.option("--event", type=int, default=None,
+              help="With --trace: the event (0-based line) whose decision to advise.")
 @click.option("--playouts", type=click.IntRange(1, 10_000_000), default=2000, show_default=True,
               help="Playouts per legal action.")
 @click.option("--precision", type=click.FloatRange(0.0, 0.5, min_open=True), default=None,
@@ -137,17 +407,26 @@ def _name(a: int) -> str:
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
-def advise_cmd(position: Path, playouts: int, precision: float | None, playout: str, seed: int,
-               fmt: str) -> None:
-    """What should I play here? Every legal action's chance of winning the round."""
+def advise_cmd(position: Path | None, trace_file: Path | None, event: int | None, playouts: int,
+               precision: float | None, playout: str, seed: int, fmt: str) -> None:
+    """What should I play here? Every legal action's chance of winning the round.
+
+    The position is a YAML file, or the decision at event N of a trace (--trace
+    FILE --event N), seen from the player to act there."""
     from unosim.rules.errors import ConfigError
     from unosim.rules.yamlio import read_yaml
 
-    try:
-        data = read_yaml(position)
-    except ConfigError as exc:
-        raise CliError(exc) from exc
-    r = build_round(data, seed)
+    if (position is None) == (trace_file is None) or (trace_file is None) != (event is None):
+        raise CliError("give a POSITION.yaml, or --trace FILE with --event N")
+    if trace_file is not None and event is not None:
+        r = round_at_event(read_trace(trace_file), event, seed)
+    else:
+        assert position is not None
+        try:
+            data = read_yaml(position)
+        except ConfigError as exc:
+            raise CliError(exc) from exc
+        r = build_round(data, seed)
     rows = advise(r, playouts, precision, playout)
     if fmt == "json":
         click.echo(json.dumps({"seat": r.current_player, "phase": r.phase, "actions": rows},
