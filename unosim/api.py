@@ -80,7 +80,7 @@ def config(source: str | Path | Mapping[str, Any] | GameConfig,
 
     >>> cfg = config("classic", set={"house_rules.jump_in": True})
     >>> cfg.name, cfg.house_rules.jump_in
-    ('classic-jump_in', True)
+    ('classic+jump_in', True)
     >>> config({"extends": "classic", "name": "six", "players": 6}).players
     6
     """

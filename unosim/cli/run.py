@@ -38,7 +38,7 @@ def run_cmd(config: str, games: int | None, precision: float | None, max_games: 
     """Simulate many games in parallel and write DIR/summary.json (and a report).
 
     With --set, the run is named after the config and its overrides
-    (``classic-jump_in`` for ``classic --set house_rules.jump_in=true``), so
+    (``classic+jump_in`` for ``classic --set house_rules.jump_in=true``), so
     variants never share a default DIR. DIR (--out; default runs/NAME-seedS)
     is locked while the command runs. It must be new or empty, or hold a run:
     --resume continues that run, --force discards it (only the files it
