@@ -189,6 +189,10 @@ def policies_answer(steps: list[Step]) -> str:
         "| policy, rules | win rate |", "|---|---|", *rows])
 
 
+# a search decision costs milliseconds: small runs, split so that every core works
+SEARCH_RUN = ["--jobs", str(os.cpu_count() or 1), "--chunk-size", "50"]
+
+
 def _ismcts_seat(iterations: int) -> str:
     return f"{{policy: ismcts, params: {{iterations: {iterations}}}}}"
 
@@ -285,15 +289,17 @@ def studies() -> dict[str, Study]:
             "How strong is a search player, and how much skill does each rule set leave "
             "against it?",
             [Step(f"yardstick/{opp}-{rules}",
-                  ["run", rules, "--set", f"seats=[{_ismcts_seat(1000)}, {opp}, {opp}, {opp}]"],
+                  ["run", rules, "--set", f"seats=[{_ismcts_seat(1000)}, {opp}, {opp}, {opp}]",
+                   *SEARCH_RUN],
                   1_000, f"table: three {opp}, {rules}")
              for rules in ("classic", "stacking_full") for opp in ("random", "strategic")]
             + [Step(f"yardstick/iterations-{n}",
                     ["run", "classic", "--set",
-                     f"seats=[{_ismcts_seat(n)}, strategic, strategic, strategic]"],
+                     f"seats=[{_ismcts_seat(n)}, strategic, strategic, strategic]", *SEARCH_RUN],
                     500, f"iterations:{n}") for n in (100, 300, 1000, 3000)]
             + [Step(f"yardstick/skill-{rs}",
-                    ["run", rs, "--set", f"seats=[{_ismcts_seat(1000)}, random, random, random]"],
+                    ["run", rs, "--set", f"seats=[{_ismcts_seat(1000)}, random, random, random]",
+                     *SEARCH_RUN],
                     400, f"skill:{rs}") for rs in RULE_SETS],
             yardstick_answer),
     }
