@@ -67,7 +67,7 @@ def _cells(step: Step, verdict: str) -> list[str]:
             varied = any(prev == "--vary" and a.startswith("players=")
                          for prev, a in zip(step.args, step.args[1:], strict=False))
             where = f"{r['players']} players, " if varied else ""
-            out.append(f"{where}{r['label']}")
+            out.append(f"{where}{r.get('house_rules.stacking', r['label'])}")
     return out
 
 
@@ -142,7 +142,7 @@ def skill_answer(steps: list[Step]) -> str:
         return league["edge_over_random"], league["rating_spread"]
 
     base_edge, base_spread = measures(steps[0])
-    more, less, rows = [], [], []
+    more, less, mixed, rows = [], [], [], []
     for s in steps:
         edge, spread = measures(s)
         rows.append(f"| {s.what} | {edge['policy']} | {100 * edge['value']:+.1f} "
@@ -150,19 +150,26 @@ def skill_answer(steps: list[Step]) -> str:
                     f"{spread['value']:.0f} ({spread['low']:.0f} to {spread['high']:.0f}) |")
         if s is steps[0]:
             continue
-        if edge["low"] > base_edge["high"] and spread["low"] > base_spread["high"]:
+        up = [m["low"] > b["high"] for m, b in ((edge, base_edge), (spread, base_spread))]
+        down = [m["high"] < b["low"] for m, b in ((edge, base_edge), (spread, base_spread))]
+        if all(up):
             more.append(s.what)
-        elif edge["high"] < base_edge["low"] and spread["high"] < base_spread["low"]:
+        elif all(down):
             less.append(s.what)
+        elif any(up) and any(down):
+            mixed.append(s.what)
     words = []
     if more:
         words.append(f"more a game of skill than classic: {', '.join(more)}")
     if less:
         words.append(f"more a game of luck than classic: {', '.join(less)}")
-    head = ("**" + "; ".join(words).capitalize() + ".** Every other rule set is not "
-            "distinguishable from classic on both measures at this sample."
-            if words else "**No rule set separates from classic on both skill measures at "
-            "this sample: the luck of the deal dominates under all of them.**")
+    head = ("**" + "; ".join(words).capitalize() + ".**" if words else
+            "**No rule set separates from classic on both skill measures at this sample.**")
+    if mixed:
+        head += (f" Under {', '.join(mixed)} the two measures disagree (the strongest "
+                 "policy gains more against random players, but the policies' ratings lie "
+                 "closer together, or the reverse), so the study does not call them.")
+    head += " The other rule sets are not distinguishable from classic on both measures."
     return "\n".join([
         head, "",
         "Skill measures at 4 players, 95% intervals: the strongest policy's win rate per seat "
