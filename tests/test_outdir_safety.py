@@ -388,3 +388,18 @@ def test_study_write_failure_leaves_no_truncated_file(tmp_path):
     assert proc.stderr.strip().splitlines() == [
         f"unosim: error: {out}/compare.html: File too large"]
     assert _results(tree(out)) == _results(old)
+
+
+def test_ctrl_c_during_an_npz_write_stays_an_interrupt(tmp_path):
+    """zipfile's cleanup turns a Ctrl-C inside np.savez into a ValueError; the write
+    must give the interrupt back (exit 130, not a traceback) and leave no temp file."""
+    import zipfile
+
+    def interrupted(f):
+        with zipfile.ZipFile(f, "w") as z, z.open("a.npy", "w") as member:
+            member.write(b"x")
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        atomic_write(tmp_path / "chunk.npz", interrupted)
+    assert list(tmp_path.iterdir()) == []

@@ -35,8 +35,14 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[Any], None]) -> 
         with open(tmp, "wb") as f:
             write(f)
         os.replace(tmp, path)
-    except OSError as exc:
-        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
+    except Exception as exc:
+        if isinstance(exc.__context__, KeyboardInterrupt):
+            # Ctrl-C mid-write, turned into another error by a writer's cleanup (zipfile's
+            # close raises ValueError): give the interrupt back, so the run stops cleanly
+            raise KeyboardInterrupt from None
+        if isinstance(exc, OSError):
+            raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
+        raise
     finally:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
