@@ -49,7 +49,20 @@ def test_precision_stops_early_and_text_output(tmp_path: Path) -> None:
     assert res.exit_code == 0 and "seat 0 to act" in res.output
 
 
+def test_uses_the_cards_it_knows_another_seat_holds(tmp_path: Path) -> None:
+    """Seat 1's last card is the G9 seat 0 gave it in a Seven-O swap: a green card
+    lets it go out, a red one does not."""
+    text = "hand: [G5, R5]\ntop: Y5\nhands: [2, 1]\nset: [house_rules.seven_o=true]\n"
+    rows = _advise(tmp_path, text + "known: {1: [G9]}\n", "--playouts", "400")
+    win = {r["action"]: r for r in rows}
+    assert rows[0]["action"] == "R5" and win["G5"]["win"] == 0.0
+    blind = {r["action"]: r for r in _advise(tmp_path, text, "--playouts", "400")}
+    assert blind["G5"]["win"] > 0.5  # without the knowledge a green card looks fine
+
+
 @pytest.mark.parametrize(("text", "message"), [
+    ("hand: [B7]\ntop: B3\nhands: [1, 4]\nknown: {0: [R1]}\n", "not another seat"),
+    ("hand: [B7]\ntop: B3\nhands: [1, 1]\nknown: {1: [R1, R2]}\n", "known[1]: 2 cards"),
     ("hand: [B7]\ntop: B3\nhands: [2, 4]\n", "hand: 1 cards"),
     ("hand: [ZZ]\ntop: B3\nhands: [1, 4]\n", "unknown card token"),
     ("hand: [B7]\ntop: B3\nhands: [1, 4]\nbogus: 1\n", "unknown key"),
@@ -143,3 +156,26 @@ def test_bad_trace_events_are_one_line_errors(tmp_path: Path, event: str, messag
     assert res.output.strip().count("\n") == 0
     res = CliRunner().invoke(main, ["advise", "--trace", str(path)])
     assert res.exit_code == 2 and "--event N" in res.output
+
+
+def test_a_trace_position_carries_what_the_seat_was_shown() -> None:
+    """After a Seven-O swap in a trace, the rebuilt position knows what the seat
+    to act gave away, as the live round did."""
+    from unosim.cli.advise import round_at_event
+    from unosim.engine.game import Round
+    from unosim.engine.state import compile_config
+    from unosim.rules.config import load_config
+
+    cc = compile_config(load_config("classic", ["house_rules.seven_o=true"]))
+    for seed in range(40):
+        live = Round.new(cc, seed=seed)
+        while not live.is_over:
+            live.step()
+            if (live.events()[-1]["e"] == "turn" and any(e["e"] == "swap" for e in live.events())
+                    and any(live.known(live.current_player))):
+                events = live.events()
+                r = round_at_event(events, len(events) - 1)
+                p = live.current_player
+                assert r.current_player == p and r.known(p) == live.known(p)
+                return
+    raise AssertionError("no swap in 40 rounds")

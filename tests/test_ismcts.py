@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hidden import SUITS, redeal_hidden
 from replay_checker import check_trace
 
 import unosim.engine.state as L
@@ -16,10 +17,9 @@ from unosim.engine.game import Round, play_game
 from unosim.engine.ismcts import determinize, finish, save_position
 from unosim.engine.policies import policy_action
 from unosim.engine.state import compile_config
-from unosim.rules.cards import NK, suit_of
+from unosim.rules.cards import NK
 from unosim.rules.config import ConfigError, config_to_dict, load_config, validate_config
 
-SUITS = np.array([suit_of(k) for k in range(NK)])
 FAST = {"policy": "ismcts", "params": {"iterations": 40}}
 HOUSE = ["house_rules.stacking.draw_two_on_draw_two=true", "house_rules.stacking.wd4_on_wd4=true",
          "house_rules.stacking.wd4_on_draw_two=true", "house_rules.stacking.draw_two_on_wd4=true",
@@ -44,14 +44,24 @@ def _positions(cc: L.CompiledConfig, games: int, every: int = 3):
             i += 1
 
 
+def test_playout_names_are_the_schema_s() -> None:
+    from typing import get_args
+
+    from unosim.rules.limits import PLAYOUT_POLICIES
+    from unosim.rules.models import PlayoutName
+
+    assert get_args(PlayoutName) == PLAYOUT_POLICIES
+
+
 def test_params_are_declared_with_limits() -> None:
     cc = _cc("classic", [], [{"policy": "ismcts", "params": {"iterations": 7, "exploration": 2,
                                                             "playout": "greedy"}}, "random"])
     row = cc.pp[0]
     assert row[L.P_KIND] == L.POLICY_ISMCTS and row[L.P_ITERS] == 7
     assert row[L.P_EXPLORE] == 2.0 and row[L.P_PLAYOUT] == L.POLICY_GREEDY
+    assert row[L.P_PRIOR] == L.POLICY_CAUTIOUS and row[L.P_PRIOR_W] == 0.0
     for bad in ({"iterations": 0}, {"iterations": 10**6}, {"playout": "ismcts"},
-                {"exploration": -1}):
+                {"exploration": -1}, {"prior": "random"}, {"prior_weight": 1.5}):
         with pytest.raises(ConfigError):
             _cc("classic", [], [{"policy": "ismcts", "params": bad}, "random"])
 
@@ -71,6 +81,9 @@ def test_every_determinization_respects_what_the_seat_knows(edition: str, overri
         for _ in range(30):
             determinize(S, C, me)
             assert (S.hands[me] == hands[me]).all()
+            # every card it saw change hands (Seven-O), shown (Wishing Star) or in a
+            # challenged hand is dealt to the hand it knows holds it
+            assert (S.hands[:players, :NK] >= S.known[me, :players, :NK]).all()
             assert (S.hands[:, L.H_SIZE] == hands[:, L.H_SIZE]).all()
             assert int(S.s[L.S_NDRAW]) == draw_n
             assert (S.piles[1] == disc).all()
@@ -85,24 +98,6 @@ def test_every_determinization_respects_what_the_seat_knows(edition: str, overri
         finish(S, C)
         assert (S.hands == hands).all() and (S.rng == rng).all() and (C.pp == pp).all()
     assert samples >= 2000
-
-
-def _redeal_hidden(S: L.State, players: int, p: int, gen: np.random.Generator) -> None:
-    others = [q for q in range(players) if q != p and S.seat[q, L.SEAT_ALIVE]]
-    nd = int(S.s[L.S_NDRAW])
-    pool = [int(k) for k in S.piles[0, :nd]]
-    for q in others:
-        pool += [k for k in range(NK) for _ in range(int(S.hands[q, k]))]
-    gen.shuffle(pool)
-    at = 0
-    for q in others:
-        size = int(S.hands[q, L.H_SIZE])
-        counts = np.bincount(np.array(pool[at:at + size], dtype=np.int64), minlength=NK)
-        at += size
-        S.hands[q, :NK] = counts
-        S.hands[q, L.H_SUIT:L.H_SUIT + 5] = np.bincount(SUITS, weights=counts, minlength=5)
-    S.piles[0, :nd] = pool[at:]
-    S.s[L.S_WD4_LEGAL] = gen.integers(2)
 
 
 @pytest.mark.parametrize(("edition", "overrides"), [("classic", []), ("classic", HOUSE),
@@ -121,7 +116,7 @@ def test_decisions_ignore_hidden_cards(edition: str, overrides: list[str]) -> No
         a = int(policy_action(S, C))
         assert (S.rng == rng0).all() and (S.s == state0).all(), "the search left a trace"
         hands, draw, flag = S.hands.copy(), S.piles[0].copy(), int(S.s[L.S_WD4_LEGAL])
-        _redeal_hidden(S, players, p, gen)
+        redeal_hidden(S, players, p, gen)
         assert int(policy_action(S, C)) == a
         S.hands[:], S.piles[0], S.s[L.S_WD4_LEGAL] = hands, draw, flag
         checked += 1
@@ -158,3 +153,24 @@ def test_replays_through_the_checker(config: str, overrides: list[str]) -> None:
         res = check_trace(play_game(compile_config(cfg), seed), allow_bluffs=True,
                           policies=cfg.seat_policies)
         assert not res.violations, (config, overrides, seed, res.violations[:5])
+
+
+def test_a_full_prior_weight_plays_the_prior_s_move() -> None:
+    """``prior_weight: 1`` starts the prior's move a whole budget ahead: the search
+    can never overturn it, so the seat plays exactly as the prior policy would."""
+    from unosim.engine.ismcts import prior_action
+
+    seat = {"policy": "ismcts", "params": {"iterations": 20, "prior": "defender",
+                                           "prior_weight": 1.0}}
+    cc = _cc("classic", HOUSE, [seat, "random", "random", "random"])
+    checked = 0
+    for r in _positions(cc, 6, every=1):
+        S, C = r.S, r.C
+        if int(S.s[L.S_CUR]) != 0 or len(r.legal_actions()) < 2:
+            continue
+        rng = S.rng.copy()
+        want = int(prior_action(S, C, 0, L.POLICY_DEFENDER))
+        assert (S.rng == rng).all()
+        assert int(policy_action(S, C)) == want
+        checked += 1
+    assert checked > 20

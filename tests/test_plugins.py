@@ -213,7 +213,8 @@ def _view(**kw: object) -> PublicView:
     base: dict = dict(seat=0, phase="turn", players=2, hand=("R1", "G5", "G7", "W"), top="G2",
                       color="G", direction=1, hand_sizes=(4, 3), active=(0, 1), pending=0,
                       discard=("G2",), draw_size=50, drawn=None, draws=(0, 0), passes=(0, 0),
-                      last_draw_color=(None, None), scores=(0, 0), round_index=0, events=())
+                      last_draw_color=(None, None), scores=(0, 0), known=((), ()), round_index=0,
+                      events=())
     return PublicView(**{**base, **kw})
 
 

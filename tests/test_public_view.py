@@ -12,17 +12,17 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from hidden import redeal_hidden
 
 from unosim.engine import state as L
 from unosim.engine.game import Round
 from unosim.engine.policies import policy_action
 from unosim.engine.state import compile_config
 from unosim.engine.table import top_card
-from unosim.rules.cards import NK, WD4, suit_of
+from unosim.rules.cards import WD4
 from unosim.rules.config import config_to_dict, load_config, validate_config
 from unosim.rules.models import POLICY_NAMES
 
-SUITS = np.array([suit_of(k) for k in range(NK)])
 BLUFFER = {"policy": "cautious", "params": {"bluff_rate": 0.3}}
 CHALLENGER = {"policy": "strategic", "params": {"challenge_threshold": 0.05, "jump_in_rate": 0.5}}
 SEATS = ["strategic", "greedy", "cautious", "defender", "random", BLUFFER, CHALLENGER,
@@ -47,25 +47,6 @@ def _config(name: str, overrides: list[str], players: int, shift: int) -> L.Comp
     return compile_config(validate_config(data))
 
 
-def _redeal_hidden(S: L.State, players: int, p: int, gen: np.random.Generator) -> None:
-    """Deal again every card ``p`` cannot see, keeping each hand's size."""
-    others = [q for q in range(players) if q != p and S.seat[q, L.SEAT_ALIVE]]
-    nd = int(S.s[L.S_NDRAW])
-    pool = [int(k) for k in S.piles[0, :nd]]
-    for q in others:
-        pool += [k for k in range(NK) for _ in range(int(S.hands[q, k]))]
-    gen.shuffle(pool)
-    at = 0
-    for q in others:
-        size = int(S.hands[q, L.H_SIZE])
-        counts = np.bincount(np.array(pool[at:at + size], dtype=np.int64), minlength=NK)
-        at += size
-        S.hands[q, :NK] = counts
-        S.hands[q, L.H_SUIT:L.H_SUIT + 5] = np.bincount(SUITS, weights=counts, minlength=5)
-    S.piles[0, :nd] = pool[at:]
-    S.s[L.S_WD4_LEGAL] = gen.integers(2)
-
-
 def _check_rounds(cc: L.CompiledConfig, games: range, gen: np.random.Generator) -> Counter:
     seen: Counter = Counter()
     players = int(cc.ci[L.C_PLAYERS])
@@ -81,7 +62,7 @@ def _check_rounds(cc: L.CompiledConfig, games: range, gen: np.random.Generator) 
             rng1 = S.rng.copy()
             hands, draw = S.hands.copy(), S.piles[0].copy()
             legal_flag = int(S.s[L.S_WD4_LEGAL])
-            _redeal_hidden(S, players, p, gen)
+            redeal_hidden(S, players, p, gen)
             S.rng[:] = rng0
             b = int(policy_action(S, C))
             assert b == a, (g, p, ph, a, b)
@@ -127,7 +108,7 @@ def test_the_hidden_cards_do_change() -> None:
     cc = _config("classic", [], 4, 0)
     r = Round.new(cc, seed=5, game=0, trace=False)
     before = r.S.hands.copy()
-    _redeal_hidden(r.S, 4, int(r.S.s[L.S_CUR]), np.random.default_rng(1))
+    redeal_hidden(r.S, 4, int(r.S.s[L.S_CUR]), np.random.default_rng(1))
     p = int(r.S.s[L.S_CUR])
     assert (r.S.hands[p] == before[p]).all()
     assert (r.S.hands[:4, L.H_SIZE] == before[:4, L.H_SIZE]).all()

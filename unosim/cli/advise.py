@@ -17,15 +17,31 @@ import click
 import numpy as np
 
 from unosim.cli.console import CliError, Command
+from unosim.rules.limits import PLAYOUT_POLICIES
 
 POSITION_KEYS = {"config", "set", "seat", "hand", "top", "color", "direction", "hands",
-                 "played", "draw", "moves"}
+                 "played", "draw", "moves", "known"}
 
 
 def _tokens(value: Any, what: str) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
         raise CliError(f"{what}: expected a list of card tokens")
     return value
+
+
+def _known(value: Any, sizes: list[int], seat: int) -> dict[int, list[str]]:
+    """``known: {SEAT: [cards]}``: cards the seat to act knows another seat holds
+    (the hand it gave away in a Seven-O swap, a hand it saw by challenging)."""
+    if not isinstance(value, dict):
+        raise CliError("known: expected a mapping of seat to the cards it is known to hold")
+    out: dict[int, list[str]] = {}
+    for q, cards in value.items():
+        if not isinstance(q, int) or not 0 <= q < len(sizes) or q == seat:
+            raise CliError(f"known: {q!r} is not another seat (0..{len(sizes) - 1})")
+        out[q] = _tokens(cards, f"known[{q}]")
+        if len(out[q]) > sizes[q]:
+            raise CliError(f"known[{q}]: {len(out[q])} cards but hands[{q}] is {sizes[q]}")
+    return out
 
 
 def build_round(data: Any, seed: int) -> Any:
@@ -59,15 +75,16 @@ def build_round(data: Any, seed: int) -> Any:
         if not isinstance(top, str):
             raise CliError("top: expected a card token")
         played = [*_tokens(data.get("played", []), "played"), top]
+        known = _known(data.get("known", {}), sizes, seat)
         left = cc.deck_counts.copy()
-        for t in [*hand, *played]:
+        for t in [*hand, *played, *(t for cards in known.values() for t in cards)]:
             k = kind(t)
             left[k] -= 1
             if left[k] < 0:
                 raise CliError(f"more {t} than the deck holds")
         pool = np.repeat(np.arange(NK), left)
         np.random.default_rng(seed).shuffle(pool)
-        need = sum(n for q, n in enumerate(sizes) if q != seat)
+        need = sum(n - len(known.get(q, [])) for q, n in enumerate(sizes) if q != seat)
         draw_size = data.get("draw", len(pool) - need)
         if not isinstance(draw_size, int) or not 0 <= draw_size <= len(pool) - need:
             raise CliError(f"draw: at most {len(pool) - need} cards are left for the draw pile")
@@ -77,12 +94,15 @@ def build_round(data: Any, seed: int) -> Any:
             if q == seat:
                 hands.append(hand)
             else:
-                hands.append([token(int(k)) for k in pool[at:at + n]])
-                at += n
+                mine = known.get(q, [])
+                hands.append([*mine, *(token(int(k)) for k in pool[at:at + n - len(mine)])])
+                at += n - len(mine)
         draw = [token(int(k)) for k in pool[at:at + draw_size]]
         color = str(data.get("color", top[0] if top[0] in "RYGB" else ""))
         r = Round.from_position(cc, hands, draw, played, color, seat,
                                 direction=int(data.get("direction", 1)), seed=seed)
+        for q, cards in known.items():
+            r.set_known(seat, q, cards)
         for m in _tokens(data.get("moves", []), "moves"):
             r.apply(m)
     except (ConfigError, CardError, IllegalActionError, ValueError, KeyError) as exc:
@@ -402,7 +422,7 @@ def _name(a: int) -> str:
               help="Playouts per legal action.")
 @click.option("--precision", type=click.FloatRange(0.0, 0.5, min_open=True), default=None,
               help="Stop once every 95% interval's half-width is at most this.")
-@click.option("--playout", type=click.Choice(["random", "greedy", "strategic"]),
+@click.option("--playout", type=click.Choice(PLAYOUT_POLICIES),
               default="random", show_default=True, help="Policy of every seat in the playouts.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",

@@ -10,6 +10,7 @@ from __future__ import annotations
 from unosim.engine.events import emit, log_card, log_pile
 from unosim.engine.jit import jit
 from unosim.engine.kinds import color_of, is_draw_two, is_number, is_skip, is_wild
+from unosim.engine.known import reset_known
 from unosim.engine.rng import rng_int
 from unosim.engine.rules import begin_turn
 from unosim.engine.state import (
@@ -80,6 +81,7 @@ def reset_state(S: State, C: Config, dealer: int) -> None:
         if seat[q, SEAT_ALIVE] != 0:
             alive += 1
     s[S_NALIVE] = alive
+    reset_known(S, C)
 
 
 @jit

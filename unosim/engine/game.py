@@ -118,7 +118,9 @@ class Round:
     # --- construction ----------------------------------------------------
     @classmethod
     def _blank(cls, cc: CompiledConfig, trace: bool = True) -> Round:
-        return cls(cc, alloc_state(cc, trace), config_tuple(cc))
+        C = config_tuple(cc)
+        C.ci[L.C_KNOWN] = 1  # the façade keeps what each seat knows (views, advise)
+        return cls(cc, alloc_state(cc, trace), C)
 
     @classmethod
     def new(cls, cc: CompiledConfig, seed: int = 0, game: int = 0, dealer: int | None = None,
@@ -218,6 +220,25 @@ class Round:
     @property
     def hands(self) -> list[list[str]]:
         return [self.hand(p) for p in range(self.players)]
+
+    def known(self, observer: int) -> list[list[str]]:
+        """The cards ``observer`` knows each seat holds (`unosim.engine.known`): the
+        hand it gave away in a Seven-O swap or rotation, a hand it saw by
+        challenging, an icon card shown for a Wishing Star; its own seat is empty."""
+        K = self.S.known[observer]
+        return [[token(k) for k in range(NK) for _ in range(int(K[q, k]))]
+                for q in range(self.players)]
+
+    def set_known(self, observer: int, holder: int, cards: Sequence[str]) -> None:
+        """Let ``observer`` know ``holder`` holds ``cards`` (a position built by hand,
+        as `unosim advise` does); they must be in that hand."""
+        ks = _tokens(cards, f"known cards of seat {holder}")
+        if observer == holder:
+            raise IllegalActionError("a seat's own hand is not 'known cards'")
+        counts = np.bincount(np.array(ks, dtype=np.int64), minlength=NK)
+        if (counts > self.S.hands[holder, :NK]).any():
+            raise IllegalActionError(f"seat {holder} does not hold {' '.join(cards)}")
+        self.S.known[observer, holder, :NK] = counts
 
     @property
     def draw_pile(self) -> list[str]:

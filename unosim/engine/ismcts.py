@@ -27,7 +27,9 @@ from unosim.engine.jit import jit
 from unosim.engine.rng import _splitmix, rng_int
 from unosim.engine.rules import apply_legal, challengeable, legal_actions
 from unosim.engine.state import (
+    C_MODE,
     C_PLAYERS,
+    C_SCORING,
     C_WD4_WILDS_BLOCK,
     H_SIZE,
     H_SUIT,
@@ -37,6 +39,8 @@ from unosim.engine.state import (
     P_ITERS,
     P_KIND,
     P_PLAYOUT,
+    P_PRIOR,
+    P_PRIOR_W,
     PH_COLOR,
     PH_DONE,
     POLICY_CODE,
@@ -45,6 +49,7 @@ from unosim.engine.state import (
     R_TURNS,
     R_WINNER,
     S_CUR,
+    S_KNOW,
     S_LASTK,
     S_LASTP,
     S_NDISC,
@@ -54,6 +59,7 @@ from unosim.engine.state import (
     S_WD4_COLOR,
     S_WD4_LEGAL,
     S_WD4_PLAYER,
+    SCORING_PARTNERS,
     X_DEPTH,
     X_NODES,
     Config,
@@ -119,6 +125,16 @@ def finish(S: State, C: Config) -> None:
 
 
 @jit
+def quiet(S: State) -> None:
+    """Inside the search nothing is traced and nobody's knowledge is kept (the
+    determinization reads the real position's, which the search does not touch)."""
+    S.s[S_TRACE] = 0
+    S.x_s[S_TRACE] = 0
+    S.s[S_KNOW] = 0
+    S.x_s[S_KNOW] = 0
+
+
+@jit
 def seed_search(S: State, me: int) -> None:
     """The search stream: a pure function of the game's stream and the decision
     (turn, seat, phase), so the game's own sequence is untouched."""
@@ -147,16 +163,22 @@ def use_playout_rows(S: State, C: Config, code: int) -> None:
 # --- determinization ------------------------------------------------------------------------
 @jit
 def determinize(S: State, C: Config, me: int) -> None:
-    """Deal the cards ``me`` cannot place: the deck less ``me``'s hand and the discard
-    pile, shuffled with the state's stream, into the other hands (their sizes kept)
-    and the draw pile (its size kept). The hidden WD4 legality follows the sampled hand."""
-    hands, piles, s, pool = S.hands, S.piles, S.s, S.x_pool
+    """Deal the cards ``me`` cannot place into the other hands (their sizes kept) and
+    the draw pile (its size kept): first the cards ``me`` knows each hand holds
+    (`unosim.engine.known`), then the rest of the deck less ``me``'s hand and the
+    discard pile, shuffled with the state's stream. The hidden WD4 legality
+    follows the sampled hand."""
+    hands, piles, s, pool, known = S.hands, S.piles, S.s, S.x_pool, S.known
+    n = C.ci[C_PLAYERS]
     m = 0
     for k in range(NK):
         c = C.dc[k] - hands[me, k]
         for i in range(s[S_NDISC]):
             if piles[1, i] == k:
                 c -= 1
+        for q in range(n):
+            if q != me:
+                c -= known[me, q, k]
         for _ in range(c):
             pool[m] = k
             m += 1
@@ -166,16 +188,19 @@ def determinize(S: State, C: Config, me: int) -> None:
         pool[i] = pool[j]
         pool[j] = t
     at = 0
-    for q in range(C.ci[C_PLAYERS]):
+    for q in range(n):
         if q == me:
             continue
         size = hands[q, H_SIZE]
         for c in range(hands.shape[1]):
             hands[q, c] = 0
-        for _ in range(size):
-            if at < m:
-                add_card(S, q, pool[at])
-                at += 1
+        for k in range(NK):
+            for _ in range(known[me, q, k]):
+                if hands[q, H_SIZE] < size:
+                    add_card(S, q, k)
+        while hands[q, H_SIZE] < size and at < m:
+            add_card(S, q, pool[at])
+            at += 1
     nd = min(s[S_NDRAW], m - at)
     for i in range(nd):
         piles[0, i] = pool[at + i]
@@ -204,6 +229,17 @@ def play_out(S: State, C: Config) -> int:
     while S.s[S_PHASE] != PH_DONE:
         apply_legal(S, C, playout_action(S, C))
     return S.st[R_WINNER]
+
+
+@jit
+def wins_for(C: Config, p: int, w: int) -> bool:
+    """Does ``w`` going out count as a win for ``p``? Its own, or in a partners
+    match its partner's (seats 0 & 2, 1 & 3)."""
+    if w < 0:
+        return False
+    if p == w:
+        return True
+    return C.ci[C_MODE] == 1 and C.ci[C_SCORING] == SCORING_PARTNERS and (p - w) % 2 == 0
 
 
 # --- the tree ---------------------------------------------------------------------------------
@@ -279,7 +315,7 @@ def iterate(S: State, C: Config, expl: float, nodes: int) -> int:
     for i in range(depth):
         n = path[i]
         S.x_n[n] += 1
-        if S.x_key[n] // NA == w:
+        if wins_for(C, S.x_key[n] // NA, w):
             S.x_w[n] += 1.0
     return nodes
 
@@ -289,8 +325,7 @@ def search(S: State, C: Config, me: int, iters: int, expl: float, code: int) -> 
     """Build the tree for ``me``'s decision (the position is left as the search
     left it: call `finish`); returns the tree's size."""
     save_position(S, C)
-    S.s[S_TRACE] = 0
-    S.x_s[S_TRACE] = 0
+    quiet(S)
     seed_search(S, me)
     use_playout_rows(S, C, code)
     S.x_child[0] = -1
@@ -304,23 +339,43 @@ def search(S: State, C: Config, me: int, iters: int, expl: float, code: int) -> 
 
 
 @jit
+def prior_action(S: State, C: Config, me: int, code: int) -> int:
+    """The move the prior policy would make here (its stream draws are undone)."""
+    pp, keep = C.pp, S.x_pp
+    copy1(S.x_rs, S.rng, 4)
+    for c in range(NPP):
+        keep[me, c] = pp[me, c]
+        pp[me, c] = PLAYOUT_ROWS[code, c]
+    a = habit_action(S, C)
+    for c in range(NPP):
+        pp[me, c] = keep[me, c]
+    copy1(S.rng, S.x_rs, 4)
+    return a
+
+
+@jit
 def ismcts_action(S: State, C: Config) -> int:
-    """The ``ismcts`` seat's move: the most visited root action (ties: lowest code)."""
+    """The ``ismcts`` seat's move: the most visited root action (ties: lowest code),
+    the prior's move counted ``prior_weight * iterations`` visits ahead."""
     me = S.s[S_CUR]
-    trace = S.s[S_TRACE]
+    trace, know = S.s[S_TRACE], S.s[S_KNOW]
     nl = legal_actions(S, C, S.x_legal)
     if nl == 1:
         return S.x_legal[0]
     iters = int(C.pp[me, P_ITERS])
+    ahead = C.pp[me, P_PRIOR_W] * iters
+    prior = prior_action(S, C, me, int(C.pp[me, P_PRIOR])) if ahead > 0.0 else -1
     search(S, C, me, iters, C.pp[me, P_EXPLORE], int(C.pp[me, P_PLAYOUT]))
     finish(S, C)
-    S.s[S_TRACE] = trace
+    S.s[S_TRACE], S.s[S_KNOW] = trace, know
     nl = legal_actions(S, C, S.x_legal)
-    best, most = S.x_legal[0], -1
+    best, most = S.x_legal[0], -1.0
     for i in range(nl):
         a = S.x_legal[i]
         c = find_child(S, 0, me * NA + a)
-        n = S.x_n[c] if c >= 0 else 0
+        n = float(S.x_n[c]) if c >= 0 else 0.0
+        if a == prior:
+            n += ahead
         if n > most:
             best, most = a, n
     return best
@@ -344,10 +399,9 @@ def action_values(S: State, C: Config, actions: np.ndarray, playouts: int, code:
     every action, so their differences are paired); adds the seat's wins to ``wins``.
     The search stream starts from the game's stream; everything is put back."""
     me = S.s[S_CUR]
-    trace = S.s[S_TRACE]
+    trace, know = S.s[S_TRACE], S.s[S_KNOW]
     save_position(S, C)
-    S.s[S_TRACE] = 0
-    S.x_s[S_TRACE] = 0
+    quiet(S)
     seed_search(S, me)
     use_playout_rows(S, C, code)
     for _ in range(playouts):
@@ -357,7 +411,7 @@ def action_values(S: State, C: Config, actions: np.ndarray, playouts: int, code:
             restore_position(S)
             determinize(S, C, me)
             apply_legal(S, C, actions[i])
-            if play_out(S, C) == me:
+            if wins_for(C, me, play_out(S, C)):
                 wins[i] += 1
     finish(S, C)
-    S.s[S_TRACE] = trace
+    S.s[S_TRACE], S.s[S_KNOW] = trace, know

@@ -64,6 +64,7 @@ from unosim.engine.kinds import (
     rank_of,
     same_rank,
 )
+from unosim.engine.known import known_play, known_reveal, known_rotate, known_swap
 from unosim.engine.rng import chance
 from unosim.engine.scoring import round_points
 from unosim.engine.specials import do_special, end_silences, needs_target, slip
@@ -271,6 +272,7 @@ def start_play(S: State, C: Config, p: int, k: int) -> None:
         s[S_WD4_PLAYER] = p
         s[S_WD4_COLOR] = s[S_COLOR]
     remove_card(S, p, k)
+    known_play(S, C, p, k)
     piles[1, s[S_NDISC]] = k
     s[S_NDISC] += 1
     st[R_PLAYED] += 1
@@ -399,6 +401,7 @@ def rotate_hands(S: State, C: Config, d: int) -> None:
         copy_row(hands[t], carry)
         copy_row(carry, tmp)
         q = t
+    known_rotate(S, C, d)
     S.st[R_SWAPS] += 1
     forget_voids(S, C)
     emit(S, EV_ROTATE, d, 0, 0, 0, 0)
@@ -442,6 +445,7 @@ def challenge(S: State, C: Config) -> None:
     success = s[S_WD4_LEGAL] == 0
     st[R_CHALLENGES] += 1
     emit(S, EV_CHALLENGE, v, wp, 1 if success else 0, 0, 0)
+    known_reveal(S, v, wp)  # the challenged hand is shown to the challenger
     s[S_PEND] = 0
     s[S_CHAIN] = 0
     if success:
@@ -623,6 +627,7 @@ def apply_legal(S: State, C: Config, a: int) -> None:
         t = a - A_TARGET
         if s[S_TARGET_CTX] == TGT_SWAP:
             swap_hands(S, p, t)
+            known_swap(S, C, p, t)
             st[R_SWAPS] += 1
             emit(S, EV_SWAP, p, t, 0, 0, 0)
             s[S_NEXT] = next_alive(S, C, p, s[S_DIR])

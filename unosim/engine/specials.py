@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from unosim.engine.events import emit, log_card
 from unosim.engine.jit import jit
+from unosim.engine.known import known_shown
 from unosim.engine.rng import chance
 from unosim.engine.state import (
     C_PLAYERS,
@@ -77,12 +78,13 @@ def do_special(S: State, C: Config, p: int) -> None:
 
 
 @jit
-def _shows_icon(S: State, C: Config, q: int) -> bool:
+def _shown_icon(S: State, C: Config, q: int) -> int:
+    """The icon card ``q`` shows: the lowest kind it holds (-1: none)."""
     hands, icons = S.hands, C.icons
     for k in range(NK):
         if icons[k] != 0 and hands[q, k] > 0:
-            return True
-    return False
+            return k
+    return -1
 
 
 @jit
@@ -95,9 +97,11 @@ def wishing_star(S: State, C: Config, p: int) -> None:
     q = p
     for _ in range(n_other):
         q = next_alive(S, C, q, s[S_DIR])
-        showed[q] = 1 if _shows_icon(S, C, q) else 0
+        k = _shown_icon(S, C, q)
+        showed[q] = 1 if k >= 0 else 0
         if showed[q]:
             log_card(S, q)
+            known_shown(S, C, q, k, False)
     emit(S, EV_SPECIAL, p, -1, 0, off, s[S_NCL] - off)
     q = p
     for _ in range(n_other):
@@ -111,6 +115,7 @@ def wishing_star(S: State, C: Config, p: int) -> None:
                 break
             st[R_SPECIAL_DRAWN] += 1
             if icons[k] != 0:
+                known_shown(S, C, q, k, True)  # the draws end on a card everyone sees
                 break
         close_draw(S)
 

@@ -50,7 +50,8 @@ C_SCORING = 9  # SCORING_* below
 C_TARGET = 10
 C_MAX_ROUNDS = 11
 C_DECK_SIZE = 12  # total cards (all decks)
-C_HOUSE = 13  # the house-rule switches follow, in their declared order
+C_KNOWN = 13  # 1: a seat reads what it knows of other hands (an ismcts seat; the façade)
+C_HOUSE = 14  # the house-rule switches follow, in their declared order
 # Dotted keys of the on/off house rules (rules.settings): adding a switch there
 # gives it a ci slot here and in compile_config; the kernel names the ones it reads.
 HOUSE_RULE_KEYS = tuple(house_rule_switches())
@@ -117,7 +118,9 @@ P_CALL_UNO = 19  # call_uno
 P_ITERS = 20  # ismcts: iterations per decision
 P_EXPLORE = 21  # ismcts: exploration constant
 P_PLAYOUT = 22  # ismcts: the playout policy's POLICY_* code
-NPP = 23
+P_PRIOR = 23  # ismcts: the prior policy's POLICY_* code
+P_PRIOR_W = 24  # ismcts: the prior's head start, a share of the iterations
+NPP = 25
 PARAM_COLUMNS: dict[str, int] = {
     "bluff_rate": P_BLUFF, "challenge_threshold": P_CHALLENGE, "jump_in_rate": P_JUMP,
     "shed_points": P_SHED, "numbers_first": P_NUMBERS, "keep_colors": P_KEEP_COLORS,
@@ -127,6 +130,7 @@ PARAM_COLUMNS: dict[str, int] = {
     "reverse_away": P_REVERSE, "reverse_at": P_REVERSE_AT, "switch_to_void": P_VOID,
     "target_by_size": P_TARGET, "call_uno": P_CALL_UNO,
     "iterations": P_ITERS, "exploration": P_EXPLORE, "playout": P_PLAYOUT,
+    "prior": P_PRIOR, "prior_weight": P_PRIOR_W,
 }
 POLICY_RANDOM, POLICY_GREEDY, POLICY_CAUTIOUS, POLICY_DEFENDER, POLICY_STRATEGIC = 0, 1, 2, 3, 4
 POLICY_ISMCTS = 5  # unosim.engine.ismcts
@@ -143,7 +147,7 @@ def policy_row(policy: str, params: HabitParams | None) -> FloatArray:
     row[P_KIND] = POLICY_CODE.get(policy, POLICY_CODE["random"])
     if params is not None:
         for name, value in params.model_dump().items():
-            # a policy-valued param (ismcts ``playout``) is stored as its code
+            # a policy-valued param (ismcts ``playout``, ``prior``) is stored as its code
             row[PARAM_COLUMNS[name]] = POLICY_CODE[value] if isinstance(value, str) else value
     return row
 
@@ -262,7 +266,8 @@ S_OVERFLOW = 28
 S_FIRSTP = 29
 S_STACK_TURN = 30  # a stacking turn has started (turn and slip written), card still to play
 S_WD4_COLOR = 31  # the color active when the latest WD4 was played (public: a challenge reads it)
-NS = 32
+S_KNOW = 32  # 1: keep ``known`` (cards each seat knows another holds; unosim.engine.known)
+NS = 33
 
 # --- per seat: int64 matrix seat[q, SEAT_*] ---------------------------------------
 SEAT_ALIVE, SEAT_SILENCED, SEAT_SCORE = 0, 1, 2
@@ -303,6 +308,8 @@ class State(Protocol):
     scratch: IntArray  # [2, NH] work space: hand rows being swapped
     voids: IntArray  # [MAX_PLAYERS, NCOLORS] 1: the seat drew on its turn on that color, and
     #                 has taken no card since (public memory the policies read)
+    known: NDArray[np.int16]  # [MAX_PLAYERS, MAX_PLAYERS, NK] cards of each kind seat o knows seat q
+    #                 holds, kept while S_KNOW is on (unosim.engine.known)
     # work space of unosim.engine.ismcts: the real position saved while it searches, the
     # unknown cards, and its tree (allocated once with the state: no allocation per decision)
     x_s: IntArray  # [NS]
@@ -366,6 +373,7 @@ def state_dtype(pile: int) -> np.dtype:
                      ("winners", np.int64, (MAX_PLAYERS,)), ("flags", np.int64, (MAX_PLAYERS,)),
                      ("scratch", np.int64, (2, NH)),
                      ("voids", np.int64, (MAX_PLAYERS, NCOLORS)),
+                     ("known", np.int16, (MAX_PLAYERS, MAX_PLAYERS, NK)),
                      ("x_s", np.int64, (NS,)), ("x_hands", np.int64, (MAX_PLAYERS, NH)),
                      ("x_piles", np.int64, (2, pile)), ("x_seat", np.int64, (MAX_PLAYERS, NSEAT)),
                      ("x_st", np.int64, (NR,)), ("x_voids", np.int64, (MAX_PLAYERS, NCOLORS)),
@@ -467,6 +475,7 @@ def compile_config(cfg: GameConfig) -> CompiledConfig:
     ci[C_TARGET] = cfg.target
     ci[C_MAX_ROUNDS] = cfg.max_rounds
     ci[C_DECK_SIZE] = counts.sum()
+    ci[C_KNOWN] = int(any(p == "ismcts" for p in cfg.seat_policies))
     for i, key in enumerate(HOUSE_RULE_KEYS):
         ci[C_HOUSE + i] = _setting(cfg, key)
 

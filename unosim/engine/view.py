@@ -59,6 +59,8 @@ class PublicView:
     passes: tuple[int, ...]  # turns each seat drew on and then did not play
     last_draw_color: tuple[str | None, ...]  # active colour at each seat's latest turn draw
     scores: tuple[int, ...]  # match scores (zeros in round mode)
+    known: tuple[tuple[str, ...], ...]  # cards this seat knows each seat holds (engine.known):
+    #   the hand it gave away in a Seven-O swap, a hand it challenged, an icon card shown
     round_index: int
     events: tuple[dict[str, Any], ...]  # the trace of the game so far, masked (HIDDEN cards)
 
@@ -162,6 +164,8 @@ def public_view(r: Round, log: PublicLog) -> PublicView:
         passes=tuple(log.passes) if log.passes else (0,) * n,
         last_draw_color=tuple(log.last_draw_color) if log.last_draw_color else (None,) * n,
         scores=tuple(int(x) for x in S.seat[:n, L.SEAT_SCORE]),
+        known=tuple(tuple(_TOKENS[k] for k in np.repeat(_KINDS, S.known[seat, q, :NK]))
+                    for q in range(n)),
         round_index=r.round_index,
         events=tuple(log.events),
     )

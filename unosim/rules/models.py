@@ -108,6 +108,9 @@ def _plugin(name: str) -> str:
 
 # a seat played by a Python class (`unosim.engine.plugins`), e.g. ``mypkg.mod:MyPolicy``
 PluginName = Annotated[str, AfterValidator(_plugin)]
+# the compiled policies an ``ismcts`` seat may play out with, or take its prior from
+PlayoutName = Literal["random", "greedy", "cautious", "defender", "strategic"]
+HabitName = Literal["greedy", "cautious", "defender", "strategic"]
 # The most iterations an ``ismcts`` seat may spend on one decision (its tree is preallocated).
 MAX_ISMCTS_ITERATIONS = 10_000
 # The hand-size thresholds of the habits ("an opponent on at most N cards").
@@ -150,8 +153,11 @@ class HabitParams(StrictModel):
     iterations: Annotated[int, Field(ge=1, le=MAX_ISMCTS_ITERATIONS, title=(
         "ISMCTS iterations per decision"))] = 1000
     exploration: Annotated[float, Field(ge=0.0, le=10.0, title="ISMCTS exploration constant")] = 0.7
-    playout: Literal["random", "greedy", "strategic"] = Field(
-        "random", title="ISMCTS playout policy")
+    playout: PlayoutName = Field("random", title="ISMCTS playout policy")
+    prior: HabitName = Field("cautious", title="ISMCTS prior policy", description=(
+        "the habit policy whose move the search keeps unless another earns more visits"))
+    prior_weight: Annotated[Rate, Field(title="ISMCTS prior weight", description=(
+        "the prior's move starts ahead by this share of the iterations (0: no prior)"))] = 0.0
 
 
 _CAUTIOUS = {"numbers_first": True, "keep_colors": True, "name_most_held": True}
