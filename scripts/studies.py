@@ -200,8 +200,11 @@ def policies_answer(steps: list[Step]) -> str:
 SEARCH_RUN = ["--jobs", str(os.cpu_count() or 1), "--chunk-size", "50"]
 
 
-def _ismcts_seat(iterations: int) -> str:
-    return f"{{policy: ismcts, params: {{iterations: {iterations}}}}}"
+def _ismcts_seat(iterations: int, tuned: bool = True) -> str:
+    """The yardstick: ``ismcts`` with cautious playouts and a head start for cautious's
+    move (docs/ismcts.md, "Strength"); ``tuned=False``: its defaults (random playouts)."""
+    extra = ", playout: cautious, prior_weight: 0.2" if tuned else ""
+    return f"{{policy: ismcts, params: {{iterations: {iterations}{extra}}}}}"
 
 
 def _ismcts_rate(step: Step) -> dict[str, float]:
@@ -221,9 +224,16 @@ def yardstick_answer(steps: list[Step]) -> str:
     growth = [s for s in steps if s.what.startswith("iterations:")]
     skill = [s for s in steps if s.what.startswith("skill:")]
     lines = ["**`ismcts` at 1,000 iterations per decision, one seat at a 4-player table, "
-             "its win rate with a 95% Wilson interval (fair share 25%):**", "",
-             "| opponents, rules | win rate |", "|---|---|"]
-    lines += [f"| {s.what[6:]} | {cell(s)} |" for s in tables]
+             "its win rate with a 95% Wilson interval (fair share 25%).** The yardstick is "
+             "`ismcts` with `cautious` playouts and a head start of 20% of the iterations "
+             "for `cautious`'s own move; its defaults (`random` playouts, no head start) "
+             "are measured beside it:", "",
+             "| opponents, rules | ismcts, the yardstick | ismcts, defaults |", "|---|---|---|"]
+    default = {s.what[6:].removesuffix(", defaults"): s for s in tables
+               if s.what.endswith(", defaults")}
+    lines += [f"| {s.what[6:]} | {cell(s)} | "
+              f"{cell(default[s.what[6:]]) if s.what[6:] in default else 'not run'} |"
+              for s in tables if not s.what.endswith(", defaults")]
     if growth:
         xs = [float(s.what.split(":")[1]) for s in growth]
         rates = [_ismcts_rate(s) for s in growth]
@@ -231,7 +241,7 @@ def yardstick_answer(steps: list[Step]) -> str:
                                [100 * r["low"] for r in rates],
                                [100 * r["high"] for r in rates])],
                          REPORTS / "yardstick" / "iterations.png",
-                         "ismcts against three strategic players, classic, 4 players",
+                         "ismcts (the yardstick) against three strategic players, classic",
                          "iterations per decision", "win rate of the ismcts seat (%)",
                          xticklabels=[f"{x:,.0f}" for x in xs], reference=[25.0] * len(xs),
                          reference_label="fair share 25%")
@@ -239,14 +249,31 @@ def yardstick_answer(steps: list[Step]) -> str:
                   "| iterations | win rate against three strategic |", "|---|---|"]
         lines += [f"| {int(x):,} | {cell(s)} |" for x, s in zip(xs, growth, strict=True)]
     if skill:
-        lines += ["", "Skill measure with `ismcts` (1,000 iterations) as the strongest player: "
-                  "its win rate per seat against three `random` players above the fair 25% "
-                  "(percentage points, 95% interval):", "",
-                  "| rule set | edge over the fair share |", "|---|---|"]
+        from unosim.analysis.stats import two_proportion_test
+
+        def counts(step: Step) -> tuple[int, int]:
+            r = _ismcts_rate(step)
+            return int(r["wins"]), int(step.result["summary"]["rounds"])
+
+        base = next((s for s in skill if s.what == "skill:classic"), None)
+        lines += ["", "Skill measure with `ismcts` (the yardstick, 1,000 iterations) as the "
+                  "strongest player: its win rate against three `random` players above the "
+                  "fair 25% (percentage points, 95% interval), and the difference from "
+                  "classic (Newcombe's interval; the games are not paired across rule sets):",
+                  "", "| rule set | edge over the fair share | against classic |",
+                  "|---|---|---|"]
         for s in skill:
             r = _ismcts_rate(s)
-            lines.append(f"| {s.what[6:]} | {100 * (r['rate'] - 0.25):+.1f} "
-                         f"({100 * (r['low'] - 0.25):+.1f} to {100 * (r['high'] - 0.25):+.1f}) |")
+            edge = (f"{100 * (r['rate'] - 0.25):+.1f} ({100 * (r['low'] - 0.25):+.1f} to "
+                    f"{100 * (r['high'] - 0.25):+.1f})")
+            if base is None or s is base:
+                lines.append(f"| {s.what[6:]} | {edge} | |")
+                continue
+            d = two_proportion_test(*counts(base), *counts(s))
+            words = ("more skill" if d.low > 0 else "less skill" if d.high < 0
+                     else "not told apart")
+            lines.append(f"| {s.what[6:]} | {edge} | {100 * d.diff:+.1f} ({100 * d.low:+.1f} "
+                         f"to {100 * d.high:+.1f}): {words} |")
     return "\n".join(lines)
 
 
@@ -300,6 +327,12 @@ def studies() -> dict[str, Study]:
                    *SEARCH_RUN],
                   1_000, f"table: three {opp}, {rules}")
              for rules in ("classic", "stacking_full") for opp in ("random", "strategic")]
+            + [Step(f"yardstick/defaults-{opp}-classic",
+                    ["run", "classic", "--set",
+                     f"seats=[{_ismcts_seat(1000, tuned=False)}, {opp}, {opp}, {opp}]",
+                     *SEARCH_RUN],
+                    1_000, f"table: three {opp}, classic, defaults")
+               for opp in ("random", "strategic")]
             + [Step(f"yardstick/iterations-{n}",
                     ["run", "classic", "--set",
                      f"seats=[{_ismcts_seat(n)}, strategic, strategic, strategic]", *SEARCH_RUN],
@@ -307,7 +340,7 @@ def studies() -> dict[str, Study]:
             + [Step(f"yardstick/skill-{rs}",
                     ["run", rs, "--set", f"seats=[{_ismcts_seat(1000)}, random, random, random]",
                      *SEARCH_RUN],
-                    400, f"skill:{rs}") for rs in RULE_SETS],
+                    600, f"skill:{rs}") for rs in RULE_SETS],
             yardstick_answer),
     }
 
