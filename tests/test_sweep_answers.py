@@ -89,8 +89,8 @@ def test_baseline_parsing_and_default():
         with pytest.raises(VaryError, match="--baseline"):
             parse_baseline(bad, axes)
     # each cell's baseline: the baseline key at its value, every other key kept
-    assert sw._baseline_cells(axes, (1, 0)) == [0, 0, 2, 2, 4, 4]
-    assert sw._baseline_cells(axes, (0, 1)) == [2, 3, 2, 3, 2, 3]
+    assert sw.baseline_cells(axes, (1, 0)) == [0, 0, 2, 2, 4, 4]
+    assert sw.baseline_cells(axes, (0, 1)) == [2, 3, 2, 3, 2, 3]
 
 
 def test_bad_baseline_is_one_line_before_anything_runs(tmp_path: Path):

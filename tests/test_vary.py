@@ -12,7 +12,7 @@ import pytest
 from hostile.harness import cli, expect_error
 from test_cli import CLASSIC, assert_one_line_error, invoke
 
-import unosim.report.sweep as sweep
+import unosim.report.grid as grid
 from unosim.report.sweep import MAX_SWEEP_CELLS, VaryError, build_cells, parse_vary
 from unosim.rules.config import ConfigError
 
@@ -42,7 +42,7 @@ def test_sweep_grid_over_the_cap_is_refused_before_any_cell(monkeypatch) -> None
     def no_cell(*_args: object) -> None:
         raise AssertionError("a cell was built")
 
-    monkeypatch.setattr(sweep, "load_config", no_cell)
+    monkeypatch.setattr(grid, "load_config", no_cell)
     axes = [parse_vary("players=2..40"), parse_vary("hand_size=1..40")]  # 1,560 cells
     with pytest.raises(VaryError, match="1,560 cells"):
         build_cells(CLASSIC, axes)

@@ -368,8 +368,8 @@ def league(policies: Sequence[str | Mapping[str, Any]],
     ``.spread()``), ``.table()`` (tidy) and ``.verdicts()``. With ``out`` the
     runs and the report (league.md/.html/.csv/.parquet, charts) are written there.
     """
+    from unosim.report.grid import parse_vary
     from unosim.report.league import run_league, write_league
-    from unosim.report.sweep import parse_vary
 
     if vary is not None and len(vary) != 1:
         raise ValueError("vary takes one key (one league per value)")

@@ -109,7 +109,7 @@ def _stop_signals() -> Iterator[list[int]]:
 # module. An error's module is imported before it can be raised, so looking them up
 # in sys.modules keeps the error path from importing the engine, pandas or dask.
 _EXPECTED = (("unosim.rules.errors", "ConfigError"), ("unosim.rules.cards", "CardError"),
-             ("unosim.run.errors", "RunError"), ("unosim.report.sweep", "VaryError"),
+             ("unosim.run.errors", "RunError"), ("unosim.report.grid", "VaryError"),
              ("unosim.engine.plugins", "PluginError"),
              ("unosim.engine.plugins", "PluginActionError"))
 

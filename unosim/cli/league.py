@@ -56,9 +56,9 @@ def league_cmd(policies: tuple[str, ...], config: str, players: int | None, vary
     Each seating runs into its own run dir under OUT/runs. An out dir that is
     not empty needs --resume, --force or --reuse.
     """
+    from unosim.report.grid import parse_vary
     from unosim.report.league import LeagueError, run_league, write_league
     from unosim.report.runs import study_dir
-    from unosim.report.sweep import parse_vary
     from unosim.rules.config import name_slug
 
     games, cap = options.games_and_cap(games, precision, max_games)

@@ -48,9 +48,9 @@ from unosim.analysis.summary import match_win_shares
 from unosim.report import league_charts
 from unosim.report.compare import write_table
 from unosim.report.format import config_yaml, pct, pct_ci
+from unosim.report.grid import Axis, build_cells
 from unosim.report.render import Doc
 from unosim.report.runs import Run, cell_dirs, run_paired
-from unosim.report.sweep import Axis, build_cells
 from unosim.rules.config import (
     ConfigError,
     GameConfig,
