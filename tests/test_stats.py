@@ -364,3 +364,20 @@ def test_differences_between_runs() -> None:
     assert ratio.diff == pytest.approx(4 * rate.diff) and ratio.p_value == rate.p_value
     three = fake_aggregates(rng, 2000, players=3)
     assert math.isnan(metric_diff(a, three, METRIC_BY_KEY["first_player_vs_fair"]).diff)
+
+
+def test_t_and_normal_quantiles_without_scipy_match_scipy() -> None:
+    """The series used for large samples (and the stdlib's normal quantile) agree with
+    scipy.special to within 1e-12, relative, wherever a report uses them."""
+    from scipy import special
+
+    from unosim.analysis.stats import T_SERIES_DF, norm_sf, t_ppf, z_crit
+
+    for df in (T_SERIES_DF, 5_000, 10**5, 10**7):
+        for q in (0.005, 0.025, 0.05, 0.5, 0.9, 0.975, 0.995, 0.9995):
+            want = float(special.stdtrit(df, q))
+            assert abs(t_ppf(q, df) - want) <= 1e-12 * max(1.0, abs(want)), (df, q)
+    for conf in (0.5, 0.9, 0.95, 0.99, 0.999):
+        assert abs(z_crit(conf) - float(special.ndtri(0.5 + conf / 2))) < 1e-12
+    for x in (-3.0, 0.0, 1.0, 1.96, 5.0):
+        assert abs(norm_sf(x) - float(special.ndtr(-x))) < 1e-15
