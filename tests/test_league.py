@@ -146,3 +146,20 @@ def test_precision_sizes_the_run_from_a_pilot():
     assert ls.stop == {"precision": 0.001, "pilot": 1000, "max_games": 1000, "games": 1000,
                        "met": False}
     assert ls.leagues[0].games == 1000
+
+
+def test_a_league_with_ismcts_is_the_same_on_every_backend(tmp_path):
+    """The search draws from its own stream and counts iterations, not seconds: the
+    same league, game for game, in one process, in two worker processes and in threads."""
+    seat = {"policy": "ismcts", "params": {"iterations": 15}}
+    runs = [(1, "loky"), (2, "loky"), (2, "threads")]
+    tables = []
+    for jobs, backend in runs:
+        ls = unosim.league([seat, "cautious", "random"], "classic", players=3, games=60,
+                           seed=4, jobs=jobs, backend=backend, head_to_head=False,
+                           out=tmp_path / f"{backend}-{jobs}")
+        tables.append(ls.table().drop(columns=[c for c in ls.table().columns
+                                               if "elapsed" in c], errors="ignore"))
+    for t in tables[1:]:
+        assert t.equals(tables[0])
+    assert "ismcts(iterations=15)" in set(tables[0]["policy"])
