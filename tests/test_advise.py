@@ -179,3 +179,11 @@ def test_a_trace_position_carries_what_the_seat_was_shown() -> None:
                 assert r.current_player == p and r.known(p) == live.known(p)
                 return
     raise AssertionError("no swap in 40 rounds")
+
+
+def test_the_documented_example() -> None:
+    """docs/ismcts.md: seat 1 passed its Y7 on with a 0's rotation and knows it."""
+    out = _advise_trace(Path(__file__).parent.parent / "examples/traces/seven_o_seed12.jsonl",
+                        148, "--playouts", "500")
+    win = {r["action"]: r["win"] for r in out["actions"]}
+    assert out["seat"] == 1 and out["actions"][0]["action"] == "R6" and win["Y2"] == 0.0
