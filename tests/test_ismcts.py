@@ -71,10 +71,11 @@ def test_params_are_declared_with_limits() -> None:
 def test_every_determinization_respects_what_the_seat_knows(edition: str, overrides: list[str],
                                                              players: int) -> None:
     cc = _cc(edition, overrides, ["random"] * players)
-    samples = 0
+    samples = informed = 0
     for r in _positions(cc, 4, every=1):
         S, C = r.S, r.C
         me = int(S.s[L.S_CUR])
+        informed += bool(S.known[me, :players].any())
         hands, draw_n, disc = S.hands.copy(), int(S.s[L.S_NDRAW]), S.piles[1].copy()
         rng, pp = S.rng.copy(), C.pp.copy()
         save_position(S, C)
@@ -98,6 +99,8 @@ def test_every_determinization_respects_what_the_seat_knows(edition: str, overri
         finish(S, C)
         assert (S.hands == hands).all() and (S.rng == rng).all() and (C.pp == pp).all()
     assert samples >= 2000
+    if "house_rules.seven_o=true" in overrides or edition == "disney_wish":
+        assert informed >= 10, "no decision where the seat knew another hand's cards"
 
 
 @pytest.mark.parametrize(("edition", "overrides"), [("classic", []), ("classic", HOUSE),
