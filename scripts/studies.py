@@ -141,13 +141,23 @@ def skill_answer(steps: list[Step]) -> str:
         league = step.result["leagues"][0]
         return league["edge_over_random"], league["rating_spread"]
 
+    def search_edge(rule_set: str) -> str:
+        """The yardstick study's measure for the same rule set, if it has been run."""
+        saved = REPORTS / "yardstick" / f"skill-{rule_set}.result.json"
+        if not saved.is_file():
+            return "not run"
+        r = json.loads(saved.read_text())["summary"]["win_rate_by_policy"]["ismcts"]
+        return (f"{100 * (r['rate'] - 0.25):+.1f} ({100 * (r['low'] - 0.25):+.1f} to "
+                f"{100 * (r['high'] - 0.25):+.1f})")
+
     base_edge, base_spread = measures(steps[0])
     more, less, mixed, rows = [], [], [], []
     for s in steps:
         edge, spread = measures(s)
         rows.append(f"| {s.what} | {edge['policy']} | {100 * edge['value']:+.1f} "
                     f"({100 * edge['low']:+.1f} to {100 * edge['high']:+.1f}) | "
-                    f"{spread['value']:.0f} ({spread['low']:.0f} to {spread['high']:.0f}) |")
+                    f"{spread['value']:.0f} ({spread['low']:.0f} to {spread['high']:.0f}) | "
+                    f"{search_edge(s.what)} |")
         if s is steps[0]:
             continue
         up = [m["low"] > b["high"] for m, b in ((edge, base_edge), (spread, base_spread))]
@@ -176,9 +186,12 @@ def skill_answer(steps: list[Step]) -> str:
         "against three `random` players above the fair 25% (percentage points), and the "
         "rating spread between the strongest and weakest of the five built-in policies "
         "(Elo). A rule set is called more (less) skillful only when both intervals lie "
-        "wholly above (below) classic's.", "",
+        "wholly above (below) classic's. The last column is the same edge for the search "
+        "player `ismcts` (the yardstick of [../yardstick](../yardstick/README.md), which "
+        "compares each rule set with classic on it).", "",
         "| rule set | strongest policy | edge over fair share vs random (points) | "
-        "rating spread (Elo) |", "|---|---|---|---|", *rows])
+        "rating spread (Elo) | edge of the search player (points) |", "|---|---|---|---|---|",
+        *rows])
 
 
 def policies_answer(steps: list[Step]) -> str:
