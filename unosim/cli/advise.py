@@ -212,15 +212,21 @@ class _Replay:
         self.r, self.trace, self.t = r, trace, t
         self.rates = r.C.cf.copy()
 
+    def _field(self, name: str) -> np.ndarray:
+        """A state field as a snapshot needs it: what each seat knows only for the
+        seats at this table (the array is sized for the largest table)."""
+        v = self.r.S[name]
+        return v[: self.r.players, : self.r.players] if name == "known" else v
+
     def snapshot(self) -> tuple[dict[str, np.ndarray], int]:
         S = self.r.S
-        return ({n: np.array(S[n], copy=True) for n in S.dtype.names
+        return ({n: np.array(self._field(n), copy=True) for n in S.dtype.names
                  if n not in self.SKIP and not n.startswith("x_")}, len(self.r._events))
 
     def restore(self, snap: tuple[dict[str, np.ndarray], int]) -> None:
         fields, n = snap
         for name, v in fields.items():
-            self.r.S[name][...] = v
+            self._field(name)[...] = v
         del self.r._events[n:]
 
     def force_rates(self, slip: float) -> None:
