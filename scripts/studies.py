@@ -187,7 +187,7 @@ def skill_answer(steps: list[Step]) -> str:
         "rating spread between the strongest and weakest of the five built-in policies "
         "(Elo). A rule set is called more (less) skillful only when both intervals lie "
         "wholly above (below) classic's. The last column is the same edge for the search "
-        "player `ismcts` (the yardstick of [../yardstick](../yardstick/README.md), which "
+        "player `ismcts` (the yardstick study, `reports/yardstick/`, which "
         "compares each rule set with classic on it).", "",
         "| rule set | strongest policy | edge over fair share vs random (points) | "
         "rating spread (Elo) | edge of the search player (points) |", "|---|---|---|---|---|",
@@ -268,25 +268,44 @@ def yardstick_answer(steps: list[Step]) -> str:
             r = _ismcts_rate(step)
             return int(r["wins"]), int(step.result["summary"]["rounds"])
 
+        from unosim.analysis.paired import holm
+
         base = next((s for s in skill if s.what == "skill:classic"), None)
+        others = [s for s in skill if s is not base]
+        diffs = [two_proportion_test(*counts(base), *counts(s)) for s in others] if base else []
+        adjusted = dict(zip([s.what for s in others], holm([d.p_value for d in diffs]),
+                            strict=True)) if diffs else {}
         lines += ["", "Skill measure with `ismcts` (the yardstick, 1,000 iterations) as the "
                   "strongest player: its win rate against three `random` players above the "
                   "fair 25% (percentage points, 95% interval), and the difference from "
-                  "classic (Newcombe's interval; the games are not paired across rule sets):",
-                  "", "| rule set | edge over the fair share | against classic |",
-                  "|---|---|---|"]
+                  "classic (Newcombe's interval; the games are not paired across rule sets). "
+                  f"A rule set is called more (less) skillful only when its difference stays "
+                  f"clear of zero after Holm's correction for the {len(diffs)} comparisons "
+                  "(the intervals shown are not adjusted):",
+                  "", "| rule set | edge over the fair share | against classic | Holm p |",
+                  "|---|---|---|---|"]
         for s in skill:
             r = _ismcts_rate(s)
             edge = (f"{100 * (r['rate'] - 0.25):+.1f} ({100 * (r['low'] - 0.25):+.1f} to "
                     f"{100 * (r['high'] - 0.25):+.1f})")
             if base is None or s is base:
-                lines.append(f"| {s.what[6:]} | {edge} | |")
+                lines.append(f"| {s.what[6:]} | {edge} | | |")
                 continue
-            d = two_proportion_test(*counts(base), *counts(s))
-            words = ("more skill" if d.low > 0 else "less skill" if d.high < 0
-                     else "not told apart")
+            d = diffs[others.index(s)]
+            p = adjusted[s.what]
+            words = ("not told apart" if p >= 0.05 else "more skill" if d.diff > 0
+                     else "less skill")
             lines.append(f"| {s.what[6:]} | {edge} | {100 * d.diff:+.1f} ({100 * d.low:+.1f} "
-                         f"to {100 * d.high:+.1f}): {words} |")
+                         f"to {100 * d.high:+.1f}): {words} | {p:.3f} |")
+        called = {w: [s.what[6:] for s, d in zip(others, diffs, strict=True)
+                      if adjusted[s.what] < 0.05 and (d.diff > 0) == (w == "more")]
+                  for w in ("more", "less")}
+        said = [f"{', '.join(v)} {'leaves' if len(v) == 1 else 'leave'} {w} skill than classic"
+                for w, v in called.items() if v]
+        lines += ["", ("**Against the search player, " + "; ".join(said) + "; the other rule "
+                       "sets are not told apart from classic at this sample.**") if said else
+                  "**Against the search player, no rule set is told apart from classic at this "
+                  "sample.**"]
     return "\n".join(lines)
 
 
