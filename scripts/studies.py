@@ -250,7 +250,7 @@ def yardstick_answer(steps: list[Step]) -> str:
     if growth:
         xs = [float(s.what.split(":")[1]) for s in growth]
         rates = [_ismcts_rate(s) for s in growth]
-        png = dots_chart([Dots("ismcts vs 3 strategic", xs, [100 * r["rate"] for r in rates],
+        png = dots_chart([Dots("ismcts vs 3 strategic", list(range(len(xs))), [100 * r["rate"] for r in rates],
                                [100 * r["low"] for r in rates],
                                [100 * r["high"] for r in rates])],
                          REPORTS / "yardstick" / "iterations.png",
