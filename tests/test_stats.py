@@ -381,3 +381,15 @@ def test_t_and_normal_quantiles_without_scipy_match_scipy() -> None:
         assert abs(z_crit(conf) - float(special.ndtri(0.5 + conf / 2))) < 1e-12
     for x in (-3.0, 0.0, 1.0, 1.96, 5.0):
         assert abs(norm_sf(x) - float(special.ndtr(-x))) < 1e-15
+
+
+def test_chi2_tail_without_scipy_matches_scipy() -> None:
+    from scipy import special
+
+    from unosim.analysis.stats import chi2_sf
+
+    for df in (1, 2, 3, 4, 5, 9, 10, 39, 40, 101, 500, 1000):
+        for x in (0.0, 0.01, 0.5, 1.0, df / 2, df, 1.5 * df + 3, 3 * df + 10):
+            want = float(special.chdtrc(df, x))
+            got = chi2_sf(x, df)
+            assert abs(got - want) <= 1e-12 + 1e-9 * want, (df, x, got, want)
