@@ -150,6 +150,23 @@ def skill_answer(steps: list[Step]) -> str:
         return (f"{100 * (r['rate'] - 0.25):+.1f} ({100 * (r['low'] - 0.25):+.1f} to "
                 f"{100 * (r['high'] - 0.25):+.1f})")
 
+    def search_table() -> list[str]:
+        """The yardstick study's win rates of the search player at 4 players, if run."""
+        cells = []
+        for opp in ("random", "strategic"):
+            for rules in ("classic", "stacking_full"):
+                saved = REPORTS / "yardstick" / f"{opp}-{rules}.result.json"
+                if saved.is_file():
+                    r = json.loads(saved.read_text())["summary"]["win_rate_by_policy"]["ismcts"]
+                    cells.append(f"| three {opp}, {rules} | {100 * r['rate']:.1f}% "
+                                 f"({100 * r['low']:.1f}-{100 * r['high']:.1f}%) |")
+        if not cells:
+            return []
+        return ["", "The search player `ismcts` (1,000 iterations per decision, cautious "
+                "playouts; `reports/yardstick/`), one seat at a 4-player table, its win rate "
+                "with a 95% interval (fair share 25%):", "", "| opponents, rules | win rate |",
+                "|---|---|", *cells]
+
     base_edge, base_spread = measures(steps[0])
     more, less, mixed, rows = [], [], [], []
     for s in steps:
@@ -191,7 +208,7 @@ def skill_answer(steps: list[Step]) -> str:
         "compares each rule set with classic on it).", "",
         "| rule set | strongest policy | edge over fair share vs random (points) | "
         "rating spread (Elo) | edge of the search player (points) |", "|---|---|---|---|---|",
-        *rows])
+        *rows, *search_table()])
 
 
 def policies_answer(steps: list[Step]) -> str:
