@@ -320,3 +320,26 @@ def test_runner_writes_checkpoints_only_and_prints_nothing(cfg, tmp_path, capfd)
                    on_warning=warnings.append)
     assert capfd.readouterr() == ("", "") and len(warnings) == 1
     assert sorted(p.name for p in out.iterdir()) == ["aggregates.npz", "chunks", "run.json"]
+
+
+def test_an_interrupt_just_after_a_chunk_is_written_counts_it(tmp_path, monkeypatch):
+    """A Ctrl-C that lands after a chunk's file is whole but before the runner moved
+    on: the message counts the chunks --resume will find (CI once saw "1 of 100" with
+    two files on disk)."""
+    import unosim.run.runner as runner
+    from unosim.run.errors import RunInterrupted
+
+    real, calls = runner.save_chunk, []
+
+    def save_then_interrupt(*args, **kwargs):
+        real(*args, **kwargs)
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "save_chunk", save_then_interrupt)
+    out = tmp_path / "run"
+    with pytest.raises(RunInterrupted, match="2 of 5 chunks saved"):
+        run_simulation(load_config("classic"), games=500, seed=3, jobs=1, chunk_size=100,
+                       out=out, progress=False)
+    assert len(list((out / "chunks").glob("chunk-*.npz"))) == 2

@@ -441,7 +441,15 @@ class _Job:
         rounds_run = [0] * len(self.ccs)
         outcome: dict[str, Any] | None = None
         results = execute(todo)
-        written = 0
+        # (chunk being saved or -1, chunks saved): one name, so a Ctrl-C between two
+        # bytecodes never sees a chunk counted twice or not at all
+        saving = (-1, 0)
+
+        def save(res: ChunkResult) -> None:
+            nonlocal saving
+            saving = (res.idx, saving[1])
+            self._save(res)
+            saving = (-1, saving[1] + 1)
 
         def merge(res: ChunkResult) -> None:
             nonlocal totals, sums, moments, used, n_run, n_reused, done_games
@@ -461,16 +469,14 @@ class _Job:
                 for res in reused.values():
                     merge(res)
                 for res in results:
-                    self._save(res)
-                    written += 1
+                    save(res)
                     merge(res)
                     bar.update(self.plan[res.idx][2])
             else:
                 while merged < len(self.plan):
                     while merged not in pending:
                         res = next(results)
-                        self._save(res)
-                        written += 1
+                        save(res)
                         pending[res.idx] = res
                     merge(pending.pop(merged))
                     bar.update(self.plan[merged][2])
@@ -484,6 +490,10 @@ class _Job:
                     hw = self.stop.half_width(totals, sums, moments, done_games)
                     outcome = self._stopped(hw, hw <= self.stop.target, done_games, games)
         except KeyboardInterrupt:
+            inflight, written = saving
+            # interrupted while saving: the chunk counts if its files are whole (as --resume sees)
+            if inflight >= 0 and self._reuse(self.plan[inflight]) is not None:
+                written += 1
             d = self.outs[0].parent if self.outs and len(self.outs) > 1 else (
                 self.outs[0] if self.outs else None)
             where = (f"{len(reused) + written} of {len(self.plan)} chunks saved in {d}; "
