@@ -130,6 +130,27 @@ def _first_answer(step: Step) -> str:
     return "(no answer)"
 
 
+def _rate_of(result: dict[str, Any]) -> dict[str, float]:
+    """The ``ismcts`` seat's win rate in a run's saved JSON result."""
+    return result["summary"]["win_rate_by_policy"]["ismcts"]
+
+
+def _saved_rate(part: str) -> dict[str, float] | None:
+    """The search player's win rate from a yardstick run's saved result, if it was run."""
+    saved = REPORTS / "yardstick" / f"{part}.result.json"
+    return _rate_of(json.loads(saved.read_text())) if saved.is_file() else None
+
+
+def _rate_text(r: dict[str, float]) -> str:
+    return f"{100 * r['rate']:.1f}% ({100 * r['low']:.1f}-{100 * r['high']:.1f}%)"
+
+
+def _edge_text(r: dict[str, float]) -> str:
+    """The win rate above the fair 25% of a 4-player table, in points, with its interval."""
+    return (f"{100 * (r['rate'] - 0.25):+.1f} ({100 * (r['low'] - 0.25):+.1f} to "
+            f"{100 * (r['high'] - 0.25):+.1f})")
+
+
 def skill_answer(steps: list[Step]) -> str:
     """Each rule set's two skill measures against classic's, as the leagues measured them.
 
@@ -143,23 +164,17 @@ def skill_answer(steps: list[Step]) -> str:
 
     def search_edge(rule_set: str) -> str:
         """The yardstick study's measure for the same rule set, if it has been run."""
-        saved = REPORTS / "yardstick" / f"skill-{rule_set}.result.json"
-        if not saved.is_file():
-            return "not run"
-        r = json.loads(saved.read_text())["summary"]["win_rate_by_policy"]["ismcts"]
-        return (f"{100 * (r['rate'] - 0.25):+.1f} ({100 * (r['low'] - 0.25):+.1f} to "
-                f"{100 * (r['high'] - 0.25):+.1f})")
+        r = _saved_rate(f"skill-{rule_set}")
+        return _edge_text(r) if r is not None else "not run"
 
     def search_table() -> list[str]:
         """The yardstick study's win rates of the search player at 4 players, if run."""
         cells = []
         for opp in ("random", "strategic"):
             for rules in ("classic", "stacking_full"):
-                saved = REPORTS / "yardstick" / f"{opp}-{rules}.result.json"
-                if saved.is_file():
-                    r = json.loads(saved.read_text())["summary"]["win_rate_by_policy"]["ismcts"]
-                    cells.append(f"| three {opp}, {rules} | {100 * r['rate']:.1f}% "
-                                 f"({100 * r['low']:.1f}-{100 * r['high']:.1f}%) |")
+                r = _saved_rate(f"{opp}-{rules}")
+                if r is not None:
+                    cells.append(f"| three {opp}, {rules} | {_rate_text(r)} |")
         if not cells:
             return []
         return ["", "The search player `ismcts` (1,000 iterations per decision, cautious "
@@ -238,7 +253,7 @@ def _ismcts_seat(iterations: int, tuned: bool = True) -> str:
 
 
 def _ismcts_rate(step: Step) -> dict[str, float]:
-    return step.result["summary"]["win_rate_by_policy"]["ismcts"]
+    return _rate_of(step.result)
 
 
 def yardstick_answer(steps: list[Step]) -> str:
@@ -247,8 +262,7 @@ def yardstick_answer(steps: list[Step]) -> str:
     from unosim.report.dots import Dots, dots_chart
 
     def cell(step: Step) -> str:
-        r = _ismcts_rate(step)
-        return f"{100 * r['rate']:.1f}% ({100 * r['low']:.1f}-{100 * r['high']:.1f}%)"
+        return _rate_text(_ismcts_rate(step))
 
     tables = [s for s in steps if s.what.startswith("table:")]
     growth = [s for s in steps if s.what.startswith("iterations:")]
@@ -303,8 +317,7 @@ def yardstick_answer(steps: list[Step]) -> str:
                   "|---|---|---|---|"]
         for s in skill:
             r = _ismcts_rate(s)
-            edge = (f"{100 * (r['rate'] - 0.25):+.1f} ({100 * (r['low'] - 0.25):+.1f} to "
-                    f"{100 * (r['high'] - 0.25):+.1f})")
+            edge = _edge_text(r)
             if base is None or s is base:
                 lines.append(f"| {s.what[6:]} | {edge} | | |")
                 continue
