@@ -369,8 +369,10 @@ def league(policies: Sequence[str | Mapping[str, Any]],
     runs and the report (league.md/.html/.csv/.parquet, charts) are written there.
     """
     from unosim.report.grid import parse_vary
-    from unosim.report.league import run_league, write_league
+    from unosim.report.league import refuse_seat_keys, run_league, write_league
 
+    refuse_seat_keys([str(k) for k in (set or {})], "set")
+    refuse_seat_keys([str(k) for k in (vary or {})], "vary")
     if vary is not None and len(vary) != 1:
         raise ValueError("vary takes one key (one league per value)")
     axis = (None if vary is None else

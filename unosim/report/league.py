@@ -1,16 +1,17 @@
 """``unosim league``: policies play each other in balanced seatings on duplicate deals, then are rated.
 
-Design. With ``k`` policies at ``N`` players:
-
-- ``k <= N``: ``k`` seatings; in seating ``r`` seat ``j`` holds policy
-  ``(j + r) mod k``. Each policy takes every seat exactly once over the
-  seatings and holds ``N`` seat-games per game played (when ``k`` divides
-  ``N`` it holds ``N / k`` seats at every table; otherwise some tables give
-  it one seat more, others one fewer). With ``k == N`` these are the ``N``
-  cyclic rotations.
-- ``k > N``: every ``N``-subset of the policies (in the order given) in its
-  ``N`` cyclic rotations: each policy meets every other equally often and takes
-  every seat equally often.
+Design. In UNO the player after you takes your Draw Twos, so a league must
+balance not only who sits where but who sits after whom. With ``k``
+policies at ``N`` players the seatings are every arrangement of the policies
+at the table: every ordered choice of ``N`` of them when ``k >= N``;
+otherwise every seating in which each policy holds ``N // k`` or one more
+seats. This set is the same whatever order the policies are named in, so
+each policy takes each seat equally often and each ordered pair of
+neighbours (who plays right after whom; both ways round, since a Reverse
+flips play) occurs equally often. When there are more than
+`MAX_SEATINGS` such seatings, random ones are drawn from the seed, each with
+its relabellings ``p -> +-p + c (mod k)`` (which keep the seats exactly
+balanced), and the neighbour imbalance left is measured and reported.
 
 Every seating is one config (the base config with ``seats`` set) and all of
 them play the same games of one seed in lockstep: game ``g`` starts from the
@@ -20,13 +21,19 @@ the league on the same games: the 2-player head-to-head (every pair, both
 seatings) and, to measure how much skill a rule set leaves, the strongest
 policy against ``N - 1`` ``random`` players in each seat.
 
-Ratings are the Luce/Bradley-Terry fit of `unosim.analysis.ratings`.
+Policies are put in a canonical order (by label) before anything runs, so the
+seatings, runs, ratings and every table are the same whatever order they were
+named in. Two policies that play every game of the league identically (found
+from the games, not their names) are reported as such and not ranked.
+Ratings are the Luce/Bradley-Terry fit of `unosim.analysis.ratings`; every
+decision of one command is Holm-corrected together.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from unosim.analysis.estimates import Estimate
+from unosim.analysis.paired import holm
 from unosim.analysis.ratings import (
     Ratings,
     Table,
@@ -60,58 +68,165 @@ from unosim.rules.config import (
     validate_config,
 )
 
-__all__ = ["League", "LeagueError", "LeagueSet", "PILOT_GAMES", "design_text", "run_league", "seatings",
+__all__ = ["League", "LeagueError", "LeagueSet", "PILOT_GAMES", "balance", "decide",
+           "design_text", "full_count", "refuse_seat_keys", "run_league", "seatings",
            "write_league"]
 
 PILOT_GAMES = 2_000  # --precision: games of the pilot that sizes the run
 ROUND_TO = 1_000  # --precision: the games a run needs are rounded up to this
-MAX_SEATINGS = 400
+MAX_SEATINGS = 400  # every arrangement up to this many; beyond it, a random design
+SAMPLED_SEATINGS = 240  # the random design's size (at least)
 Z = 1.959963984540054
+ALPHA = 0.05
 
 
 class LeagueError(ValueError):
     """A league that cannot be played as asked (the message is one line)."""
 
 
-def seatings(k: int, n: int) -> list[tuple[int, ...]]:
-    """The seatings of ``k`` policies at ``n`` seats: policy index per seat (see the module doc).
+def _profile(k: int, n: int) -> tuple[int, int]:
+    """(q, r): with ``k < n`` each policy holds ``q`` seats, ``r`` of them one more."""
+    return divmod(n, k)
 
-    >>> seatings(2, 4)
-    [(0, 1, 0, 1), (1, 0, 1, 0)]
-    >>> seatings(3, 3)
-    [(0, 1, 2), (1, 2, 0), (2, 0, 1)]
-    >>> len(seatings(5, 2)), seatings(3, 2)[:2]
-    (20, [(0, 1), (1, 0)])
+
+def full_count(k: int, n: int) -> int:
+    """How many seatings the full design of ``k`` policies at ``n`` seats has.
+
+    >>> full_count(5, 4), full_count(2, 4), full_count(3, 4), full_count(6, 6)
+    (120, 6, 36, 720)
     """
-    if k <= n:
-        return [tuple((j + r) % k for j in range(n)) for r in range(k)]
-    out = []
-    for sub in itertools.combinations(range(k), n):
-        out += [tuple(sub[(j + r) % n] for j in range(n)) for r in range(n)]
+    if k >= n:
+        return math.perm(k, n)
+    q, r = _profile(k, n)
+    return (math.comb(k, r) * math.factorial(n)
+            // (math.factorial(q + 1) ** r * math.factorial(q) ** (k - r)))
+
+
+def _arrangements(counts: list[int]) -> list[tuple[int, ...]]:
+    """Every distinct sequence holding policy ``p`` ``counts[p]`` times, in lexicographic order."""
+    n = sum(counts)
+    out: list[tuple[int, ...]] = []
+    cur: list[int] = []
+
+    def rec() -> None:
+        if len(cur) == n:
+            out.append(tuple(cur))
+            return
+        for p, c in enumerate(counts):
+            if c:
+                counts[p] -= 1
+                cur.append(p)
+                rec()
+                cur.pop()
+                counts[p] += 1
+    rec()
     return out
 
 
-def design_text(names: Sequence[str], n: int) -> str:
-    """One paragraph stating the seating design of ``names`` at ``n`` players."""
+def _full(k: int, n: int) -> list[tuple[int, ...]]:
+    if k >= n:
+        return list(itertools.permutations(range(k), n))
+    q, r = _profile(k, n)
+    rows: list[tuple[int, ...]] = []
+    for extra in itertools.combinations(range(k), r):
+        rows += _arrangements([q + (p in extra) for p in range(k)])
+    return sorted(rows)
+
+
+def _sampled(k: int, n: int, seed: int) -> list[tuple[int, ...]]:
+    """Random seatings from ``seed``, each with its relabellings ``p -> +-p + c (mod k)``."""
+    rng = np.random.default_rng([seed, 0x1EA6])  # integer draws only: the same on every CPU
+    q, r = _profile(k, n) if k < n else (0, 0)
+    rows: list[tuple[int, ...]] = []
+    seen: set[tuple[int, ...]] = set()
+    for _ in range(100 * SAMPLED_SEATINGS):
+        if len(rows) >= SAMPLED_SEATINGS:
+            break
+        perm = [int(x) for x in rng.permutation(k)]
+        if k >= n:
+            base = tuple(perm[:n])
+        else:
+            seats = [p for p in range(k) for _ in range(q + (p in perm[:r]))]
+            base = tuple(seats[int(i)] for i in rng.permutation(n))
+        if base in seen:
+            continue
+        orbit = sorted({tuple((sign * p + c) % k for p in base) for sign in (1, -1)
+                        for c in range(k)})
+        seen.update(orbit)
+        rows += orbit
+    return rows
+
+
+def seatings(k: int, n: int, seed: int = 0) -> list[tuple[int, ...]]:
+    """The seatings of ``k`` policies at ``n`` seats: policy index per seat (see the module doc).
+
+    >>> seatings(2, 2), seatings(3, 2)[:3]
+    ([(0, 1), (1, 0)], [(0, 1), (0, 2), (1, 0)])
+    >>> len(seatings(5, 4)), seatings(2, 4)[:3]
+    (120, [(0, 0, 1, 1), (0, 1, 0, 1), (0, 1, 1, 0)])
+    """
+    if full_count(k, n) <= MAX_SEATINGS:
+        return _full(k, n)
+    return _sampled(k, n, seed)
+
+
+def neighbours(row: Sequence[int]) -> list[tuple[int, int]]:
+    """The ordered pairs (seat's policy, next seat's policy) around the table, both ways."""
+    n = len(row)
+    if n == 2:
+        return [(row[0], row[1]), (row[1], row[0])]
+    return ([(row[j], row[(j + 1) % n]) for j in range(n)]
+            + [(row[(j + 1) % n], row[j]) for j in range(n)])
+
+
+def balance(rows: Sequence[Sequence[int]], k: int) -> dict[str, tuple[int, int]]:
+    """The fewest and most times any policy takes any seat (``seat``), any ordered pair of
+    different policies are neighbours (``pair``), and a policy neighbours itself (``self``).
+
+    >>> balance(seatings(3, 3), 3)
+    {'seat': (2, 2), 'pair': (6, 6), 'self': (0, 0)}
+    """
+    n = len(rows[0])
+    seat = Counter((j, p) for row in rows for j, p in enumerate(row))
+    pairs = Counter(x for row in rows for x in neighbours(row))
+    seat_counts = [seat[(j, p)] for j in range(n) for p in range(k)]
+    pair_counts = [pairs[(a, b)] for a in range(k) for b in range(k) if a != b]
+    self_counts = [pairs[(a, a)] for a in range(k)]
+    return {"seat": (min(seat_counts), max(seat_counts)),
+            "pair": (min(pair_counts), max(pair_counts)),
+            "self": (min(self_counts), max(self_counts))}
+
+
+def _times(lo_hi: tuple[int, int]) -> str:
+    lo, hi = lo_hi
+    return f"{lo:,} times" if lo == hi else f"between {lo:,} and {hi:,} times"
+
+
+def design_text(names: Sequence[str], n: int, rows: Sequence[Sequence[int]] | None = None,
+                seed: int = 0) -> str:
+    """One paragraph stating the seating design of ``names`` at ``n`` players and its balance."""
     k = len(names)
-    rows = seatings(k, n)
-    if k == n:
-        how = (f"the {n} cyclic rotations of the list ({', '.join(names)}): each policy "
-               "takes each seat once")
-    elif k < n:
-        even = n % k == 0
-        how = (f"{k} seatings; in seating r, seat j holds policy (j + r) mod {k} of the list "
-               f"({', '.join(names)}): each policy takes each seat once over the seatings and "
-               + (f"holds {n // k} seats at every table" if even else
-                  f"holds {n} seat-games per game in all (the tables give it {n // k} or "
-                  f"{n // k + 1} seats)"))
+    rows = list(rows) if rows is not None else seatings(k, n, seed)
+    b = balance(rows, k)
+    full = full_count(k, n)
+    if len(rows) == full:
+        how = (f"all {len(rows):,} seatings of the {k} policies at {n} seats"
+               + (f" (every ordered choice of {n} of them)" if k > n else
+                  " (every order)" if k == n else
+                  f" (every seating in which each policy holds {n // k}"
+                  + (f" or {n // k + 1}" if n % k else "") + " seats)"))
     else:
-        how = (f"every {n}-player subset of the {k} policies in its {n} cyclic rotations "
-               f"({len(rows)} seatings): each policy meets every other equally often and "
-               "takes every seat equally often")
-    return (f"**Design:** {how}. Every seating plays the same games (duplicate deals: game g "
-            "starts from the same shuffle in every seating), so seat advantage and card luck "
-            "cancel between policies.")
+        how = (f"{len(rows):,} seatings drawn at random from the {full:,} possible (seed "
+               f"{seed}), each with its relabellings p → ±p + c (mod {k}), which keeps the "
+               "seats exactly balanced; the neighbour balance below is what remains")
+    self_text = (f"; a policy sits next to itself {_times(b['self'])}" if b["self"][1] else "")
+    return (f"**Design:** {how}. Each policy takes each seat {_times(b['seat'])}, and each "
+            f"ordered pair of different policies are neighbours (one plays right after the "
+            f"other, counted both ways round since a Reverse flips play) {_times(b['pair'])}"
+            f"{self_text}. The order the policies are named in does not matter. Every "
+            "seating plays the same games (duplicate deals: game g starts from the same "
+            "shuffle in every seating), so seat advantage and card luck cancel between "
+            "policies.")
 
 
 def _label(seat: Any) -> str:
@@ -139,7 +254,7 @@ def _table(run: Run, seats: tuple[int, ...]) -> Table:
 
 @dataclass
 class League:
-    """One rule set's league: its tables, ratings, head-to-head and skill measures."""
+    """One rule set's league: its tables, ratings, head-to-head, skill measures and verdicts."""
 
     rule: str  # the rule set's label ("" without --vary)
     cfg: GameConfig
@@ -154,31 +269,46 @@ class League:
     vs_random: list[Table] = field(default_factory=list)
     best: int | None = None
     runs: list[Run] = field(default_factory=list)
+    design: str = ""
+    identical: list[tuple[int, int]] = field(default_factory=list)  # pairs that played alike
+    identical_how: str = ""
+    decisions: dict[tuple[int, int], tuple[float, float, float, float]] = field(
+        default_factory=dict)  # (a, b) a < b: rating a - b, low, high, Holm p
+    h2h_decisions: dict[tuple[int, int], float] = field(default_factory=dict)  # Holm p
+    sentences: list[str] = field(default_factory=list)
 
     @property
     def unit(self) -> str:
         return "matches" if self.cfg.mode == "match" else "rounds"
 
+    def tied(self, a: int, b: int) -> bool:
+        """Whether ``a`` and ``b`` played every game of the league alike."""
+        return (min(a, b), max(a, b)) in self.identical
+
     def win_rates(self) -> list[Estimate]:
         """Each policy's win rate per seat it holds, over the whole league (Wilson)."""
         out = []
         for p in range(len(self.names)):
-            wins = sum(t.wins[s] for t in self.tables for s, q in enumerate(t.seats) if q == p)
+            wins = math.fsum(t.wins[s] for t in self.tables for s, q in enumerate(t.seats)
+                             if q == p)
             trials = sum(t.games for t in self.tables for q in t.seats if q == p)
             r, lo, hi = wilson_interval(int(round(wins)), int(trials))
             out.append(Estimate(r, lo, hi, int(trials)))
         return out
+
+    def h2h_wins(self, a: int, b: int) -> tuple[float, float]:
+        """(rounds ``a`` won, rounds ``b`` won) over their 2-player seatings."""
+        wa = math.fsum(t.wins[t.seats.index(a)] for t in self.h2h if set(t.seats) == {a, b})
+        wb = math.fsum(t.wins[t.seats.index(b)] for t in self.h2h if set(t.seats) == {a, b})
+        return wa, wb
 
     def matrix(self) -> np.ndarray:
         """``[row, col, (rate, low, high, games)]``: row's 2-player win rate against col."""
         k = len(self.names)
         m = np.full((k, k, 4), np.nan)
         for a, b in itertools.permutations(range(k), 2):
-            wins = games = 0.0
-            for t in self.h2h:
-                if set(t.seats) == {a, b}:
-                    wins += t.wins[t.seats.index(a)]
-                    games += t.games
+            wins, _ = self.h2h_wins(a, b)
+            games = sum(t.games for t in self.h2h if set(t.seats) == {a, b})
             if games:
                 m[a, b] = (*wilson_interval(int(round(wins)), int(games)), games)
         return m
@@ -187,7 +317,7 @@ class League:
         """The strongest policy's win rate per seat against random players, above 1/players."""
         if not self.vs_random or self.best is None:
             return None
-        wins = sum(t.wins[t.seats.index(self.best)] for t in self.vs_random)
+        wins = math.fsum(t.wins[t.seats.index(self.best)] for t in self.vs_random)
         games = sum(t.games for t in self.vs_random)
         return edge_over_fair(wins, games, 1 / self.players)
 
@@ -201,12 +331,20 @@ class LeagueSet:
 
     leagues: list[League]
     axis: Axis | None
-    design: str
     stop: dict[str, Any] | None = None
+    moves: list[str] = field(default_factory=list)  # rating moves between rule sets
+    n_tests: int = 0  # the Holm family: every decision of the command
 
     @property
     def names(self) -> list[str]:
         return self.leagues[0].names
+
+    @property
+    def design(self) -> str:
+        texts = list(dict.fromkeys(lg.design for lg in self.leagues))
+        if len(texts) == 1:
+            return texts[0]
+        return " ".join(f"{lg.rule}: {lg.design}" for lg in self.leagues)
 
     def table(self) -> pd.DataFrame:
         """The tidy table: rule, measure, policy, opponent, value, low, high, n."""
@@ -220,18 +358,18 @@ class LeagueSet:
 
         for lg in self.leagues:
             r = lg.ratings
+            decided = math.fsum(t.decided for t in lg.tables)
             for p, (name, e) in enumerate(zip(lg.names, lg.win_rates(), strict=True)):
                 add(lg, "win_rate_per_seat", name, e.value, e.low, e.high, e.n)
-                add(lg, "rating", name, float(r.rating[p]), float(r.low[p]), float(r.high[p]),
-                    sum(t.decided for t in lg.tables))
+                add(lg, "rating", name, r.rating[p], r.low[p], r.high[p], decided)
             m = lg.matrix()
             for a, b in itertools.permutations(range(len(lg.names)), 2):
                 if not math.isnan(m[a, b, 3]):
                     rate, low, high, n = (float(x) for x in m[a, b])
                     add(lg, "head_to_head", lg.names[a], rate, low, high, n, lg.names[b])
             s = lg.spread()
-            add(lg, "rating_spread", lg.names[r.order()[0]], s[0], s[1], s[2],
-                sum(t.decided for t in lg.tables), lg.names[r.order()[-1]])
+            add(lg, "rating_spread", lg.names[r.order()[0]], s[0], s[1], s[2], decided,
+                lg.names[r.order()[-1]])
             edge = lg.edge()
             if edge is not None and lg.best is not None:
                 add(lg, "edge_over_random", lg.names[lg.best], edge[0], edge[1], edge[2],
@@ -239,18 +377,20 @@ class LeagueSet:
         return pd.DataFrame(rows)
 
     def verdicts(self) -> list[list[str]]:
-        return [_verdicts(lg) for lg in self.leagues]
+        return [lg.sentences for lg in self.leagues]
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "design": self.design, "stop": self.stop,
-            "vary": self.axis.key if self.axis else None,
+            "design": self.design, "stop": self.stop, "tests": self.n_tests,
+            "vary": self.axis.key if self.axis else None, "moves": self.moves,
             "leagues": [{
                 "rule": lg.rule, "players": lg.players, "games": lg.games, "seed": lg.seed,
-                "ratings": {n: {"rating": float(lg.ratings.rating[i]),
-                                "low": float(lg.ratings.low[i]),
-                                "high": float(lg.ratings.high[i])}
+                "seatings": len(lg.tables), "design": lg.design,
+                "ratings": {n: {"rating": lg.ratings.rating[i], "low": lg.ratings.low[i],
+                                "high": lg.ratings.high[i]}
                             for i, n in enumerate(lg.names)},
+                "order": [lg.names[i] for i in lg.ratings.order()],
+                "identical": [[lg.names[a], lg.names[b]] for a, b in lg.identical],
                 "win_rate_per_seat": {n: {"rate": e.value, "low": e.low, "high": e.high}
                                       for n, e in zip(lg.names, lg.win_rates(), strict=True)},
                 "rating_spread": dict(zip(("value", "low", "high"), lg.spread(), strict=True)),
@@ -258,9 +398,17 @@ class LeagueSet:
                                      {"policy": lg.names[lg.best],
                                       **dict(zip(("value", "low", "high"), lg.edge() or (),
                                                  strict=True))}),
-                "verdicts": _verdicts(lg),
+                "verdicts": lg.sentences,
             } for lg in self.leagues],
         }
+
+
+def refuse_seat_keys(keys: Sequence[str], what: str) -> None:
+    """The seatings set ``seats``: a key that sets them too would be silently overridden."""
+    for key in keys:
+        if key.split(".")[0] in ("seats", "policy"):
+            raise LeagueError(f"{what} {key}: a league seats the policies itself (name them "
+                              "as POLICY arguments instead)")
 
 
 def run_league(
@@ -279,47 +427,62 @@ def run_league(
     reuse: bool = False,
     resume: bool = False,
     force: bool = False,
-    boot: int = 1000,
     on_stage: Callable[[str], None] | None = None,
     **run_opts: Any,
 ) -> LeagueSet:
     """Play the league of ``policies`` under ``config`` (per value of ``vary``) and rate them.
 
-    ``policies`` are seat specs (a name, or ``{policy, params}``). ``precision``
-    X: a pilot of `PILOT_GAMES` games sizes the run so that every policy's
-    win rate per seat has a 95% half-width of about X (capped by
-    ``max_games``). Raises ``ConfigError`` or `LeagueError` (one line) on bad input.
+    ``policies`` are seat specs (a name, or ``{policy, params}``), in any
+    order: they are sorted by label first. ``players`` is the table size
+    (``None``: the config's; with ``vary`` over ``players``, each value's).
+    ``precision`` X: a pilot of `PILOT_GAMES` games sizes the run so that
+    every policy's win rate per seat has a 95% half-width of about X (capped
+    by ``max_games``). Raises ``ConfigError`` or `LeagueError` (one line) on
+    bad input.
     """
+    if players is not None and (isinstance(players, bool) or not isinstance(players, int)
+                                or players < 2):
+        raise LeagueError(f"players must be a whole number of at least 2, got {players!r}")
+    refuse_seat_keys([o.split("=", 1)[0].strip() for o in overrides], "--set")
+    if vary is not None:
+        refuse_seat_keys([vary.key], "--vary")
+        if vary.key == "players" and players is not None:
+            raise LeagueError("give the table size once: --players or --vary players=..., "
+                              "not both")
+    if len(policies) < 2:
+        raise LeagueError("a league needs at least two policies")
     base_cfgs = ([c.cfg for c in build_cells(config, [vary], overrides)] if vary is not None
                  else [load_config(config, overrides)])
     rules = vary.labels if vary is not None else [""]
-    n = players or base_cfgs[0].players
-    if len(policies) < 2:
-        raise LeagueError("a league needs at least two policies")
-    names = [_label((_with_seats(base_cfgs[0], policies, [i] * n, n, "probe").seats or [""])[0])
-             for i in range(len(policies))]
-    if len(set(names)) != len(names):
-        raise LeagueError(f"each policy may enter the league once (got {', '.join(names)})")
-    rows = seatings(len(names), n)
-    if len(rows) > MAX_SEATINGS:
-        raise LeagueError(f"{len(rows):,} seatings, more than a league's {MAX_SEATINGS}; "
-                         "enter fewer policies or seat more players")
+    sizes = [players or c.players for c in base_cfgs]
+    labels = [_label((_with_seats(base_cfgs[0], policies, [i] * sizes[0], sizes[0], "probe")
+                      .seats or [""])[0]) for i in range(len(policies))]
+    if len(set(labels)) != len(labels):
+        raise LeagueError(f"each policy may enter the league once (got {', '.join(labels)})")
+    order = sorted(range(len(policies)), key=lambda i: labels[i])
+    policies = [policies[i] for i in order]
+    names = [labels[i] for i in order]
     seed = base_cfgs[0].seed if seed is None else seed
+    designs = {n: seatings(len(names), n, seed) for n in sorted(set(sizes))}
     games = base_cfgs[0].games if games is None else games
     stop = None
     if precision is not None:
-        games, stop = _games_for(base_cfgs[0], policies, rows, n, precision,
+        n0 = sizes[0]
+        games, stop = _games_for(base_cfgs[0], policies, designs[n0], n0, precision,
                                  games if max_games is None else max_games, seed, on_stage,
                                  run_opts)
     leagues: list[League] = []
-    for rule, base in zip(rules, base_cfgs, strict=True):
+    for rule, base, n in zip(rules, base_cfgs, sizes, strict=True):
         root = None if out is None else Path(out) / "runs"
         if root is not None and vary is not None:
             root = root / name_slug(f"{vary.key.split('.')[-1]}-{vary.texts[len(leagues)]}")
-        leagues.append(_one_league(rule, base, policies, names, rows, n, games, seed,
-                                   head_to_head, root, reuse, resume, force, boot,
-                                   on_stage, run_opts))
-    return LeagueSet(leagues, vary, design_text(names, n), stop)
+        lg = _one_league(rule, base, policies, names, designs[n], n, games, seed,
+                         head_to_head, root, reuse, resume, force, on_stage, run_opts)
+        lg.design = design_text(names, n, designs[n], seed)
+        leagues.append(lg)
+    ls = LeagueSet(leagues, vary, stop)
+    decide(ls)
+    return ls
 
 
 def _games_for(base: GameConfig, policies: Sequence[Any], rows: list[tuple[int, ...]], n: int,
@@ -333,8 +496,8 @@ def _games_for(base: GameConfig, policies: Sequence[Any], rows: list[tuple[int, 
     runs, _, _ = run_paired(cfgs, games=pilot, seed=seed, **run_opts)
     tables = [_table(r, s) for r, s in zip(runs, rows, strict=True)]
     need = 0.0
-    for p in {q for s in rows for q in s}:
-        wins = sum(t.wins[j] for t in tables for j, q in enumerate(t.seats) if q == p)
+    for p in sorted({q for s in rows for q in s}):
+        wins = math.fsum(t.wins[j] for t in tables for j, q in enumerate(t.seats) if q == p)
         trials = sum(t.games for t in tables for q in t.seats if q == p)
         rate = min(max(wins / trials, 1 / trials), 1 - 1 / trials)
         need = max(need, Z * Z * rate * (1 - rate) / precision**2 / (trials / pilot))
@@ -343,9 +506,53 @@ def _games_for(base: GameConfig, policies: Sequence[Any], rows: list[tuple[int, 
                    "met": need <= cap}
 
 
+def _swap(row: Sequence[int], a: int, b: int) -> tuple[int, ...]:
+    return tuple(b if p == a else a if p == b else p for p in row)
+
+
+def _probe_pairs(rows: Sequence[tuple[int, ...]], k: int) -> dict[tuple[int, int], tuple[int, int]]:
+    """For each pair of policies, one seating and the seating with the two swapped, to be
+    compared game by game (each second seating used once: the moments are keyed by it)."""
+    index = {r: i for i, r in enumerate(rows)}
+    used: set[int] = set()
+    out: dict[tuple[int, int], tuple[int, int]] = {}
+    for a, b in itertools.combinations(range(k), 2):
+        for i, row in enumerate(rows):
+            j = index.get(_swap(row, a, b))
+            if j is not None and j != i and j not in used and i not in used:
+                out[(a, b)] = (i, j)
+                used.add(j)
+                break
+    return out
+
+
+def _same_games(x: Run, y: Run) -> bool:
+    """Whether two runs' totals agree exactly (every aggregate, every bin)."""
+    return x.aggregates.keys() == y.aggregates.keys() and all(
+        np.array_equal(x.aggregates[key], y.aggregates[key]) for key in x.aggregates)
+
+
+def _identical(rows: Sequence[tuple[int, ...]], runs: Sequence[Run], k: int,
+               probes: dict[tuple[int, int], tuple[int, int]], moments: dict[int, Any],
+               ) -> list[tuple[int, int]]:
+    """Pairs of policies that played alike: game by game in their probe pair of seatings,
+    and in every seating's totals against the seating with the two swapped."""
+    from unosim.engine.batch import NGF
+
+    index = {r: i for i, r in enumerate(rows)}
+    out = []
+    for (a, b), (_, j) in probes.items():
+        if not moments[j].identical(range(NGF)):
+            continue
+        if all(_same_games(runs[i], runs[index[_swap(row, a, b)]])
+               for i, row in enumerate(rows) if _swap(row, a, b) in index):
+            out.append((a, b))
+    return out
+
+
 def _one_league(rule: str, base: GameConfig, policies: Sequence[Any], names: list[str],
                 rows: list[tuple[int, ...]], n: int, games: int, seed: int, head_to_head: bool,
-                root: Path | None, reuse: bool, resume: bool, force: bool, boot: int,
+                root: Path | None, reuse: bool, resume: bool, force: bool,
                 on_stage: Callable[[str], None] | None, run_opts: dict[str, Any]) -> League:
     """Run one rule set's league (+ head-to-head) in lockstep, then the vs-random stage."""
     k = len(names)
@@ -363,16 +570,25 @@ def _one_league(rule: str, base: GameConfig, policies: Sequence[Any], names: lis
             note = f"No head-to-head: this rule set cannot seat 2 players ({exc.message})."
     elif not head_to_head:
         note = "Head-to-head not run (--no-head-to-head)."
+    probes = _probe_pairs(rows, k)
     if on_stage:
         on_stage(f"{rule + ': ' if rule else ''}{len(jobs)} seatings, {games:,} games each")
-    runs = _run(jobs, games, seed, root, reuse, resume, force, run_opts)
+    runs, moments = _run(jobs, games, seed, root, reuse, resume, force, run_opts,
+                         pairs=list(probes.values()))
     tables = [_table(r, s) for r, (_, s, g) in zip(runs, jobs, strict=True) if g == "league"]
     h2h = [_table(r, s) for r, (_, s, g) in zip(runs, jobs, strict=True) if g == "h2h"]
     if n == 2:
         h2h = tables
-    ratings = rate_policies(names, tables, boot=boot, seed=seed)
+    same = _identical(rows, runs, k, probes, moments)
+    groups = _tie_groups(same, k)
+    ratings = rate_policies(names, tables, tied=groups)
     lg = League(rule, base, names, n, runs[0].games, seed, tables, ratings, h2h, note,
-                runs=runs)
+                runs=runs, identical=same)
+    if same:
+        lg.identical_how = (
+            "Checked from the games: game by game (each game's turns, cards drawn, points "
+            "and winning seat) in one seating against the seating with the two swapped, and "
+            f"by the exact totals of every one of the {len(rows):,} seatings against its swap.")
     best = ratings.order()[0]
     if "random" in names and names[best] != "random":
         rnd = names.index("random")
@@ -382,54 +598,182 @@ def _one_league(rule: str, base: GameConfig, policies: Sequence[Any], names: lis
         if on_stage:
             on_stage(f"{rule + ': ' if rule else ''}{names[best]} against {n - 1} random "
                      f"players, {n} seatings")
-        vruns = _run(vjobs, games, seed, root, reuse, resume, force, run_opts)
+        vruns, _ = _run(vjobs, games, seed, root, reuse, resume, force, run_opts)
         lg.vs_random = [_table(r, s) for r, s in zip(vruns, vs, strict=True)]
         lg.best = best
         lg.runs += vruns
     return lg
 
 
+def _tie_groups(pairs: Sequence[tuple[int, int]], k: int) -> list[list[int]]:
+    """Policies joined by identical play, as groups of two or more."""
+    parent = list(range(k))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    for a, b in pairs:
+        parent[max(root(a), root(b))] = min(root(a), root(b))
+    groups: dict[int, list[int]] = {}
+    for i in range(k):
+        groups.setdefault(root(i), []).append(i)
+    return [g for g in groups.values() if len(g) > 1]
+
+
 def _run(jobs: list[tuple[GameConfig, tuple[int, ...], str]], games: int, seed: int,
          root: Path | None, reuse: bool, resume: bool, force: bool,
-         run_opts: dict[str, Any]) -> list[Run]:
+         run_opts: dict[str, Any], pairs: Sequence[tuple[int, int]] = (),
+         ) -> tuple[list[Run], dict[int, Any]]:
     dirs = (cell_dirs(root, [c.name for c, _, _ in jobs]) if root is not None else None)
-    runs, _, _ = run_paired([c for c, _, _ in jobs], games=games, seed=seed, dirs=dirs,
-                            reuse=reuse, resume=resume, force=force, **run_opts)
-    return runs
+    runs, moments, _ = run_paired([c for c, _, _ in jobs], games=games, seed=seed, dirs=dirs,
+                                  pairs=pairs, reuse=reuse, resume=resume, force=force,
+                                  **run_opts)
+    return runs, moments
 
 
 def _elo(x: float) -> str:
-    return f"{x:+.0f}"
+    """Elo points signed and rounded, never "-0".
+
+    >>> _elo(-0.3), _elo(12.6)
+    ('+0', '+13')
+    """
+    v = round(x)
+    return f"{v:+d}" if v else "+0"
 
 
-def _verdicts(lg: League) -> list[str]:
+def _whole(x: float) -> str:
+    v = round(x)
+    return f"{v:d}" if v else "0"
+
+
+def _p(p: float) -> str:
+    return "p < 0.001" if p < 0.001 else f"p = {p:.2g}"
+
+
+def _normal_p(z: float) -> float:
+    return math.erfc(abs(z) / math.sqrt(2))
+
+
+def decide(ls: LeagueSet) -> int:
+    """Decide every question of the command with one Holm adjustment; the number of tests.
+
+    The family: every pair of policies' rating difference in every league,
+    every pair's head-to-head (who wins more of their 2-player games), and,
+    with ``--vary``, every policy's rating move from the first rule set.
+    Pairs that played identically are not tested. Sets each league's
+    ``decisions``, ``h2h_decisions`` and ``sentences`` and the set's ``moves``.
+    """
+    raw: list[float] = []
+    keys: list[tuple[str, League, int, int]] = []
+    for lg in ls.leagues:
+        k = len(lg.names)
+        for a, b in itertools.combinations(range(k), 2):
+            if lg.tied(a, b):
+                continue
+            raw.append(lg.ratings.diff(a, b)[3])
+            keys.append(("rating", lg, a, b))
+            wa, wb = lg.h2h_wins(a, b)
+            if wa + wb > 0 and lg.players != 2:
+                raw.append(_normal_p((wa - wb) / math.sqrt(wa + wb)))
+                keys.append(("h2h", lg, a, b))
+    base = ls.leagues[0]
+    for lg in ls.leagues[1:]:
+        for i in range(len(lg.names)):
+            d = lg.ratings.rating[i] - base.ratings.rating[i]
+            se = math.sqrt(lg.ratings.cov[i][i] + base.ratings.cov[i][i])
+            raw.append(_normal_p(d / se) if se > 0 else 1.0)
+            keys.append(("move", lg, i, -1))
+    adj = holm(raw)
+    ls.n_tests = len(raw)
+    ls.moves = []
+    for (what, lg, a, b), p in zip(keys, adj, strict=True):
+        if what == "rating":
+            d, lo, hi, _ = lg.ratings.diff(a, b)
+            lg.decisions[(a, b)] = (d, lo, hi, p)
+        elif what == "h2h":
+            lg.h2h_decisions[(a, b)] = p
+        elif p < ALPHA:
+            d = lg.ratings.rating[a] - base.ratings.rating[a]
+            se = math.sqrt(lg.ratings.cov[a][a] + base.ratings.cov[a][a])
+            ls.moves.append(f"{lg.names[a]} moves {d:+.0f} Elo from {base.rule} to {lg.rule} "
+                            f"(95% CI {d - Z * se:+.0f} to {d + Z * se:+.0f}; Holm-adjusted "
+                            f"{_p(p)}).")
+    for lg in ls.leagues:
+        lg.sentences = _verdicts(lg, ls.n_tests)
+    return ls.n_tests
+
+
+def _decision(lg: League, a: int, b: int) -> tuple[float, float, float, float]:
+    """Rating ``a`` minus ``b``, its interval and Holm p, whichever order they are asked in."""
+    if a < b:
+        return lg.decisions[(a, b)]
+    d, lo, hi, p = lg.decisions[(b, a)]
+    return -d, -hi, -lo, p
+
+
+def _h2h_words(lg: League, a: int, b: int) -> str:
+    """A note when the head-to-head of ``a`` (rated above) and ``b`` points the other way."""
+    key = (min(a, b), max(a, b))
+    if key not in lg.h2h_decisions:
+        return ""
+    wa, wb = lg.h2h_wins(a, b)
+    if wb <= wa:
+        return ""
+    p = lg.h2h_decisions[key]
+    rate = wb / (wa + wb)
+    how = "beats" if p < ALPHA else "wins more often against (not decided)"
+    return (f" Head to head at 2 players, though, {lg.names[b]} {how} {lg.names[a]}: "
+            f"{pct(rate)} of their decided games (Holm-adjusted {_p(p)}). They disagree "
+            "because a rating averages over every table of the league, with all the other "
+            "policies seated around them, while a head-to-head is one pairing at 2 players.")
+
+
+def _verdicts(lg: League, n_tests: int) -> list[str]:
     """Plain sentences: who rates highest, which neighbours differ, how much skill is left."""
     r, names = lg.ratings, lg.names
     order = r.order()
     rates = lg.win_rates()
     top = order[0]
     fair = 1 / lg.players
-    out = [f"**{names[top]}** rates highest: {_elo(r.rating[top])} Elo (95% CI "
-           f"{_elo(r.low[top])} to {_elo(r.high[top])}); it wins {pct_ci(rates[top])} of "
+    co_top = [i for i in order if i != top and lg.tied(top, i)]
+    who = " and ".join(f"**{names[i]}**" for i in [top, *co_top])
+    out = [f"{who} {'rate' if co_top else 'rates'} highest: {_elo(r.rating[top])} Elo (95% CI "
+           f"{_elo(r.low[top])} to {_elo(r.high[top])}); "
+           f"{'each' if co_top else 'it'} wins {pct_ci(rates[top])} of "
            f"{lg.unit} per seat it holds, against a fair {pct(fair)}."]
-    for a, b in itertools.pairwise(order):
-        d = r.draws[:, a] - r.draws[:, b]
-        lo, hi = np.percentile(d, [2.5, 97.5])
-        diff = r.rating[a] - r.rating[b]
-        if lo > 0:
-            out.append(f"{names[a]} is stronger than {names[b]}: {diff:.0f} Elo "
-                       f"(95% CI {lo:.0f} to {hi:.0f}).")
+    for a, b in lg.identical:
+        out.append(f"{names[a]} and {names[b]} are identical in these games: they play every "
+                   f"one of the {lg.games:,} games of every seating exactly alike, so they "
+                   f"share one rating and are not ranked. {lg.identical_how}")
+    units = [i for i in order if not any(lg.tied(i, j) and j < i for j in range(len(names)))]
+
+    def unit(i: int) -> tuple[str, str]:
+        group = [names[j] for j in range(len(names)) if j == i or lg.tied(i, j)]
+        return " and ".join(group), "are" if len(group) > 1 else "is"
+
+    for a, b in itertools.pairwise(units):
+        d, lo, hi, p = _decision(lg, a, b)
+        (na, verb), (nb, _) = unit(a), unit(b)
+        if p < ALPHA:
+            out.append(f"{na} {verb} stronger than {nb}: {_whole(d)} Elo (95% CI {_whole(lo)} "
+                       f"to {_whole(hi)}; Holm-adjusted {_p(p)})." + _h2h_words(lg, a, b))
         else:
-            out.append(f"{names[a]} and {names[b]} cannot be told apart at this sample "
-                       f"({diff:.0f} Elo, 95% CI {lo:.0f} to {hi:.0f}): run more games.")
+            out.append(f"Not decided: {na} and {nb} cannot be told apart at this sample "
+                       f"({_elo(d)} Elo, 95% CI {_elo(lo)} to {_elo(hi)}; Holm-adjusted "
+                       f"{_p(p)}): run more games." + _h2h_words(lg, a, b))
     s = lg.spread()
-    out.append(f"Rating spread, strongest to weakest ({names[order[0]]} to "
-               f"{names[order[-1]]}): {s[0]:.0f} Elo (95% CI {s[1]:.0f} to {s[2]:.0f}).")
+    if len(units) > 1:
+        out.append(f"Rating spread, strongest to weakest ({unit(order[0])[0]} to "
+                   f"{unit(order[-1])[0]}): {_whole(s[0])} Elo (95% CI {_whole(s[1])} to "
+                   f"{_whole(s[2])}).")
     e = lg.edge()
     if e is not None and lg.best is not None:
         out.append(f"Skill left by the rules: {names[lg.best]} against {lg.players - 1} random "
-                   f"player{'s' if lg.players > 2 else ''} wins {pct(e[0] + fair)} per seat, {100 * e[0]:+.1f} points above "
-                   f"the fair {pct(fair)} (95% CI {100 * e[1]:+.1f} to {100 * e[2]:+.1f}).")
+                   f"player{'s' if lg.players > 2 else ''} wins {pct(e[0] + fair)} per seat, "
+                   f"{100 * e[0]:+.1f} points above the fair {pct(fair)} (95% CI "
+                   f"{100 * e[1]:+.1f} to {100 * e[2]:+.1f}).")
     return out
 
 
@@ -441,7 +785,8 @@ def write_league(ls: LeagueSet, out_dir: str | Path, command: str | None = None,
     names = ls.names
     doc = Doc("League: " + ", ".join(names))
     first = ls.leagues[0]
-    doc.p(f"{len(names)} policies at {first.players} players, {first.games:,} "
+    sizes = sorted({lg.players for lg in ls.leagues})
+    doc.p(f"{len(names)} policies at {' and '.join(map(str, sizes))} players, {first.games:,} "
           f"{first.unit.replace('rounds', 'games')} per seating, seed {first.seed}"
           + (f"; one league per value of {ls.axis.label}" if ls.axis else "") + ".", lead=True)
     pngs: list[Path] = []
@@ -449,7 +794,7 @@ def write_league(ls: LeagueSet, out_dir: str | Path, command: str | None = None,
         if ls.axis:
             doc.h2(f"{ls.axis.label}: {lg.rule}")
         (doc.h3 if ls.axis else doc.h2)("Verdicts")
-        doc.ul(_verdicts(lg))
+        doc.ul(lg.sentences)
         pngs += _league_section(doc, lg, out, stem + (f"_{i + 1}" if ls.axis else ""),
                                 bool(ls.axis))
     if ls.axis and len(ls.leagues) > 1:
@@ -466,11 +811,23 @@ def write_league(ls: LeagueSet, out_dir: str | Path, command: str | None = None,
     doc.p("**Ratings:** Luce's choice model (Bradley-Terry with two players): a policy's seat "
           "wins a round with probability its strength over the sum of the strengths at the "
           "table; stalemates are left out. Elo scale (+100: about 64% head to head), mean 0. "
-          f"95% intervals: percentile bootstrap ({first.ratings.draws.shape[0]:,} resamples of "
-          "each seating's rounds, fixed seed); resampling seatings independently ignores the duplicate-deal pairing, "
-          "so the intervals are a little wide. Win rates per seat: the policy's wins over the "
-          "seat-games it held, Wilson interval (conservative when it holds several seats, "
-          "whose wins exclude each other).")
+          "Tables with the same policies seated are pooled (the model has no seats). 95% "
+          "intervals: normal, from the robust (sandwich) covariance of the fit; they treat "
+          "every round as independent, which ignores the duplicate-deal pairing, so they err "
+          "wide. Computed in plain floating point in a fixed order: the same digits on every "
+          "machine. Win rates per seat: the policy's wins over the seat-games it held, Wilson "
+          "interval (conservative when it holds several seats, whose wins exclude each "
+          "other).")
+    h2h = any(lg.h2h_decisions for lg in ls.leagues)
+    doc.p(f"**Verdicts:** each is decided by its p-value after Holm's adjustment over all "
+          f"{ls.n_tests:,} tests of this page (every pair of policies' rating difference"
+          + (", every pair's head-to-head" if h2h else "")
+          + (", every policy's move between rule sets" if ls.axis else "")
+          + "), at 5%; the interval beside it is the plain 95% interval. A rating difference "
+          "is tested by a normal (Wald) test on the sandwich covariance"
+          + (", a head-to-head by a normal approximation to the sign test on the two "
+             "policies' wins (stalemates aside)" if h2h else "")
+          + ". Policies that played every game identically are not tested.")
     if command:
         doc.code(command, "sh")
     doc.code(config_yaml(first.cfg, first.games, first.seed), "yaml")
@@ -485,11 +842,13 @@ def _league_section(doc: Doc, lg: League, out: Path, stem: str, sub: bool) -> li
     rates = lg.win_rates()
     doc.table(["Policy", "Rating (Elo, 95% CI)", f"Win rate per seat (95% CI; fair "
                f"{pct(1 / lg.players)})", "Seat-games"],
-              [[names[i], f"{_elo(r.rating[i])} ({_elo(r.low[i])} to {_elo(r.high[i])})",
+              [[names[i] + "".join(f" (identical to {names[j]} in these games)"
+                                   for j in range(len(names)) if j != i and lg.tied(i, j)),
+                f"{_elo(r.rating[i])} ({_elo(r.low[i])} to {_elo(r.high[i])})",
                 pct_ci(rates[i]), f"{rates[i].n:,}"] for i in r.order()])
     pngs = [league_charts.rating_chart(
         names, [(lg.rule or "rating", r.rating, r.low, r.high)], out / f"{stem}_ratings.png",
-        "Policy ratings (Elo, 95% bootstrap CI)")]
+        "Policy ratings (Elo, 95% CI)")]
     doc.image(pngs[-1], "Each policy's rating with its 95% interval")
     h("Seatings")
     doc.table(["Seating"] + [f"seat {j + 1}" for j in range(lg.players)] + [f"{lg.unit} won by seat"],
@@ -499,7 +858,7 @@ def _league_section(doc: Doc, lg: League, out: Path, stem: str, sub: bool) -> li
     if lg.h2h:
         m = lg.matrix()
         doc.table(["Row beats column"] + names,
-                  [[names[a]] + ["—" if a == b else pct_ci(Estimate(float(m[a, b, 0]), float(m[a, b, 1]),
+                  [[names[a]] + ["—" if a == b else "identical" if lg.tied(a, b) else pct_ci(Estimate(float(m[a, b, 0]), float(m[a, b, 1]),
                                                         float(m[a, b, 2]), int(m[a, b, 3])))
                                  for b in range(len(names))] for a in range(len(names))])
         doc.p("Each cell: the row policy's win rate against the column policy over both "
@@ -516,7 +875,6 @@ def _movement(doc: Doc, ls: LeagueSet, out: Path, stem: str) -> list[Path]:
     """How each policy's rating moves across the rule sets."""
     assert ls.axis is not None
     doc.h2(f"How the ratings move with {ls.axis.label}")
-    base = ls.leagues[0]
     rows = []
     for lg in ls.leagues:
         s, e = lg.spread(), lg.edge()
@@ -529,16 +887,8 @@ def _movement(doc: Doc, ls: LeagueSet, out: Path, stem: str) -> list[Path]:
                    f"{100 * e[2]:+.1f}) points")
         rows.append(row)
     doc.table([ls.axis.label] + ls.names + ["Rating spread", "Best vs random, above fair"], rows)
-    moves = []
-    for lg in ls.leagues[1:]:
-        for i, name in enumerate(ls.names):
-            d = lg.ratings.draws[:, i] - base.ratings.draws[:, i]
-            lo, hi = np.percentile(d, [2.5, 97.5])
-            diff = lg.ratings.rating[i] - base.ratings.rating[i]
-            if lo > 0 or hi < 0:
-                moves.append(f"{name} moves {diff:+.0f} Elo from {base.rule} to {lg.rule} "
-                             f"(95% CI {lo:+.0f} to {hi:+.0f}).")
-    doc.ul(moves or ["No policy's rating moves beyond its interval between the rule sets."])
+    doc.ul(ls.moves or ["No policy's rating moves between the rule sets at this sample "
+                        "(Holm-adjusted, 5%)."])
     png = league_charts.rating_chart(
         ls.names, [(lg.rule, lg.ratings.rating, lg.ratings.low, lg.ratings.high)
                    for lg in ls.leagues], out / f"{stem}_ratings_by_rule.png",
