@@ -57,7 +57,7 @@ def league_cmd(policies: tuple[str, ...], config: str, players: int | None, vary
     not empty needs --resume, --force or --reuse.
     """
     from unosim.report.grid import parse_vary
-    from unosim.report.league import LeagueError, run_league, write_league
+    from unosim.report.league import LeagueError, check_options, run_league, write_league
     from unosim.report.runs import study_dir
     from unosim.rules.config import name_slug
 
@@ -65,6 +65,10 @@ def league_cmd(policies: tuple[str, ...], config: str, players: int | None, vary
     if len(policies) < 2:
         raise click.UsageError("a league needs at least two policies")
     axis = parse_vary(vary) if vary is not None else None
+    try:
+        check_options(players, overrides, axis)  # before the out dir is touched
+    except LeagueError as exc:
+        raise CliError(exc) from None
     seats = [_policy(p) for p in policies]
     out_dir = Path(out) if out is not None else Path("runs") / name_slug(
         "league-" + "-".join(policies))

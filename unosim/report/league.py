@@ -68,14 +68,15 @@ from unosim.rules.config import (
     validate_config,
 )
 
-__all__ = ["League", "LeagueError", "LeagueSet", "PILOT_GAMES", "balance", "decide",
-           "design_text", "full_count", "refuse_seat_keys", "run_league", "seatings",
+__all__ = ["League", "LeagueError", "LeagueSet", "PILOT_GAMES", "balance", "check_options",
+           "decide", "design_text", "full_count", "refuse_seat_keys", "run_league", "seatings",
            "write_league"]
 
 PILOT_GAMES = 2_000  # --precision: games of the pilot that sizes the run
 ROUND_TO = 1_000  # --precision: the games a run needs are rounded up to this
 MAX_SEATINGS = 400  # every arrangement up to this many; beyond it, a random design
 SAMPLED_SEATINGS = 240  # the random design's size (at least)
+CANDIDATES = 16  # random seatings drawn for each one the random design keeps
 Z = 1.959963984540054
 ALPHA = 0.05
 
@@ -134,25 +135,45 @@ def _full(k: int, n: int) -> list[tuple[int, ...]]:
 
 
 def _sampled(k: int, n: int, seed: int) -> list[tuple[int, ...]]:
-    """Random seatings from ``seed``, each with its relabellings ``p -> +-p + c (mod k)``."""
+    """Random seatings from ``seed``, each with its relabellings ``p -> +-p + c (mod k)``.
+
+    Each step draws `CANDIDATES` random seatings and keeps the one whose
+    relabellings leave the ordered-neighbour counts most even (a greedy
+    balance; the seats are balanced exactly by the relabellings).
+    """
     rng = np.random.default_rng([seed, 0x1EA6])  # integer draws only: the same on every CPU
     q, r = _profile(k, n) if k < n else (0, 0)
     rows: list[tuple[int, ...]] = []
     seen: set[tuple[int, ...]] = set()
+    pairs: Counter[tuple[int, int]] = Counter()
+    others = [(a, b) for a in range(k) for b in range(k) if a != b]
+
+    def draw() -> tuple[int, ...]:
+        perm = [int(x) for x in rng.permutation(k)]
+        if k >= n:
+            return tuple(perm[:n])
+        seats = [p for p in range(k) for _ in range(q + (p in perm[:r]))]
+        return tuple(seats[int(i)] for i in rng.permutation(n))
+
+    def spread(orbit: list[tuple[int, ...]]) -> tuple[int, list[tuple[int, ...]]]:
+        c = pairs + Counter(x for row in orbit for x in neighbours(row))
+        counts = [c[x] for x in others]
+        return max(counts) - min(counts), orbit
+
     for _ in range(100 * SAMPLED_SEATINGS):
         if len(rows) >= SAMPLED_SEATINGS:
             break
-        perm = [int(x) for x in rng.permutation(k)]
-        if k >= n:
-            base = tuple(perm[:n])
-        else:
-            seats = [p for p in range(k) for _ in range(q + (p in perm[:r]))]
-            base = tuple(seats[int(i)] for i in rng.permutation(n))
-        if base in seen:
+        cands = []
+        for _ in range(CANDIDATES):
+            base = draw()
+            if base not in seen:
+                cands.append(sorted({tuple((sign * p + c) % k for p in base)
+                                     for sign in (1, -1) for c in range(k)}))
+        if not cands:
             continue
-        orbit = sorted({tuple((sign * p + c) % k for p in base) for sign in (1, -1)
-                        for c in range(k)})
+        _, orbit = min(spread(o) for o in cands)
         seen.update(orbit)
+        pairs.update(x for row in orbit for x in neighbours(row))
         rows += orbit
     return rows
 
@@ -411,6 +432,20 @@ def refuse_seat_keys(keys: Sequence[str], what: str) -> None:
                               "as POLICY arguments instead)")
 
 
+def check_options(players: Any, overrides: Sequence[str], vary: Axis | None) -> None:
+    """Refuse what a league would silently override: a table size that is not one, a
+    ``--set`` or ``--vary`` of the seats, ``--players`` beside ``--vary players``."""
+    if players is not None and (isinstance(players, bool) or not isinstance(players, int)
+                                or players < 2):
+        raise LeagueError(f"players must be a whole number of at least 2, got {players!r}")
+    refuse_seat_keys([o.split("=", 1)[0].strip() for o in overrides], "--set")
+    if vary is not None:
+        refuse_seat_keys([vary.key], "--vary")
+        if vary.key == "players" and players is not None:
+            raise LeagueError("give the table size once: --players or --vary players=..., "
+                              "not both")
+
+
 def run_league(
     config: str | Path,
     policies: Sequence[Any],
@@ -440,15 +475,7 @@ def run_league(
     by ``max_games``). Raises ``ConfigError`` or `LeagueError` (one line) on
     bad input.
     """
-    if players is not None and (isinstance(players, bool) or not isinstance(players, int)
-                                or players < 2):
-        raise LeagueError(f"players must be a whole number of at least 2, got {players!r}")
-    refuse_seat_keys([o.split("=", 1)[0].strip() for o in overrides], "--set")
-    if vary is not None:
-        refuse_seat_keys([vary.key], "--vary")
-        if vary.key == "players" and players is not None:
-            raise LeagueError("give the table size once: --players or --vary players=..., "
-                              "not both")
+    check_options(players, overrides, vary)
     if len(policies) < 2:
         raise LeagueError("a league needs at least two policies")
     base_cfgs = ([c.cfg for c in build_cells(config, [vary], overrides)] if vary is not None
