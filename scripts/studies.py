@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import shlex
@@ -34,6 +35,7 @@ MIXED = {2: "[strategic, defender]", 4: "[strategic, defender, cautious, random]
 RULE_SETS = ("classic", "stacking", "stacking_full", "jump_in", "seven_o", "draw_until_play",
              "classic_1992", "disney100", "disney_wish", "encanto")
 POLICIES = ("strategic", "defender", "cautious", "greedy", "random")
+Z95 = 1.959963984540054
 
 
 @dataclass
@@ -151,83 +153,205 @@ def _edge_text(r: dict[str, float]) -> str:
             f"{100 * (r['high'] - 0.25):+.1f})")
 
 
+def _search_skill_calls() -> dict[str, str]:
+    """The yardstick study's call per rule set from its saved runs: "more", "less" or
+    "not told apart" (its edge against classic's, Newcombe / two-proportion test, Holm over
+    the rule sets, as its README decides); empty when it has not been run."""
+    from unosim.analysis.paired import holm
+    from unosim.analysis.stats import two_proportion_test
+
+    counts = {}
+    for rs in RULE_SETS:
+        saved = REPORTS / "yardstick" / f"skill-{rs}.result.json"
+        if saved.is_file():
+            result = json.loads(saved.read_text())
+            counts[rs] = (int(_rate_of(result)["wins"]), int(result["summary"]["rounds"]))
+    if "classic" not in counts:
+        return {}
+    others = [rs for rs in RULE_SETS if rs in counts and rs != "classic"]
+    diffs = [two_proportion_test(*counts["classic"], *counts[rs]) for rs in others]
+    adjusted = holm([d.p_value for d in diffs])
+    return {rs: ("not told apart" if p >= 0.05 else "more" if d.diff > 0 else "less")
+            for rs, d, p in zip(others, diffs, adjusted, strict=True)}
+
+
+def _holm_p(p: float) -> str:
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+def _search_games() -> int:
+    """Games per rule set of the yardstick's skill runs (0 when it has not been run)."""
+    saved = REPORTS / "yardstick" / "skill-classic.result.json"
+    return int(json.loads(saved.read_text())["summary"]["rounds"]) if saved.is_file() else 0
+
+
+def _skill_tests(base: dict[str, Any], league: dict[str, Any],
+                 table: list[dict[str, Any]], base_table: list[dict[str, Any]]
+                 ) -> tuple[Any, tuple[float, float, float, float]]:
+    """A rule set's two skill measures against classic's: the edge's difference (Newcombe,
+    two-proportion test) and the rating spread's (normal, from the two 95% intervals)."""
+    from unosim.analysis.stats import two_proportion_test
+
+    def edge_counts(rows: list[dict[str, Any]], players: int) -> tuple[int, int]:
+        row = next(r for r in rows if r["measure"] == "edge_over_random")
+        return round((row["value"] + 1 / players) * row["n"]), int(row["n"])
+
+    edge = two_proportion_test(*edge_counts(base_table, base["players"]),
+                               *edge_counts(table, league["players"]))
+    a, b = base["rating_spread"], league["rating_spread"]
+    se = math.hypot((a["high"] - a["low"]) / (2 * Z95), (b["high"] - b["low"]) / (2 * Z95))
+    d = b["value"] - a["value"]
+    return edge, (d, d - Z95 * se, d + Z95 * se, math.erfc(abs(d) / se / math.sqrt(2)))
+
+
 def skill_answer(steps: list[Step]) -> str:
-    """Each rule set's two skill measures against classic's, as the leagues measured them.
+    """Each rule set's two skill measures against classic's, decided together (Holm), and
+    set beside the search player's calls from the yardstick study.
 
-    A rule set leaves more (less) skill than classic when both measures' 95%
-    intervals lie wholly above (below) classic's; otherwise the study does not
-    call it (non-overlap is a conservative check).
+    A rule set leaves more (less) skill than classic when both measures are
+    decided higher (lower) after Holm's correction over every test of the study.
     """
-    def measures(step: Step) -> tuple[dict[str, Any], dict[str, Any]]:
-        league = step.result["leagues"][0]
-        return league["edge_over_random"], league["rating_spread"]
+    from unosim.analysis.paired import holm
 
-    def search_edge(rule_set: str) -> str:
-        """The yardstick study's measure for the same rule set, if it has been run."""
-        r = _saved_rate(f"skill-{rule_set}")
-        return _edge_text(r) if r is not None else "not run"
+    def league(step: Step) -> dict[str, Any]:
+        return dict(step.result["leagues"][0])
 
-    def search_table() -> list[str]:
-        """The yardstick study's win rates of the search player at 4 players, if run."""
-        cells = []
-        for opp in ("random", "strategic"):
-            for rules in ("classic", "stacking_full"):
-                r = _saved_rate(f"{opp}-{rules}")
-                if r is not None:
-                    cells.append(f"| three {opp}, {rules} | {_rate_text(r)} |")
-        if not cells:
-            return []
-        return ["", "The search player `ismcts` (1,000 iterations per decision, cautious "
-                "playouts; `reports/yardstick/`), one seat at a 4-player table, its win rate "
-                "with a 95% interval (fair share 25%):", "", "| opponents, rules | win rate |",
-                "|---|---|", *cells]
-
-    base_edge, base_spread = measures(steps[0])
-    more, less, mixed, rows = [], [], [], []
+    base = league(steps[0])
+    tests = {s.what: _skill_tests(base, league(s), s.result["table"], steps[0].result["table"])
+             for s in steps[1:]}
+    raw = [p for e, sp in tests.values() for p in (e.p_value, sp[3])]
+    adj = iter(holm(raw))
+    calls: dict[str, str] = {}
+    rows = []
+    search = _search_skill_calls()
     for s in steps:
-        edge, spread = measures(s)
-        rows.append(f"| {s.what} | {edge['policy']} | {100 * edge['value']:+.1f} "
-                    f"({100 * edge['low']:+.1f} to {100 * edge['high']:+.1f}) | "
-                    f"{spread['value']:.0f} ({spread['low']:.0f} to {spread['high']:.0f}) | "
-                    f"{search_edge(s.what)} |")
-        if s is steps[0]:
-            continue
-        up = [m["low"] > b["high"] for m, b in ((edge, base_edge), (spread, base_spread))]
-        down = [m["high"] < b["low"] for m, b in ((edge, base_edge), (spread, base_spread))]
-        if all(up):
-            more.append(s.what)
-        elif all(down):
-            less.append(s.what)
-        elif any(up) and any(down):
-            mixed.append(s.what)
-    words = []
+        lg = league(s)
+        edge, spread = lg["edge_over_random"], lg["rating_spread"]
+        strongest = " = ".join(
+            [edge["policy"]] + [b for a, b in lg["identical"] if a == edge["policy"]]
+            + [a for a, b in lg["identical"] if b == edge["policy"]])
+        cells = [s.what, strongest,
+                 f"{100 * edge['value']:+.1f} ({100 * edge['low']:+.1f} to "
+                 f"{100 * edge['high']:+.1f})",
+                 f"{spread['value']:.0f} ({spread['low']:.0f} to {spread['high']:.0f})"]
+        if s.what in tests:
+            e, sp = tests[s.what]
+            pe, ps = next(adj), next(adj)
+            ways = [("up" if d > 0 else "down") if p < 0.05 else "" for d, p in
+                    ((e.diff, pe), (sp[0], ps))]
+            calls[s.what] = ("more" if ways == ["up", "up"] else
+                             "less" if ways == ["down", "down"] else
+                             "mixed" if set(ways) == {"up", "down"} else "not told apart")
+            cells += [f"{100 * e.diff:+.1f} ({100 * e.low:+.1f} to {100 * e.high:+.1f}), "
+                      f"Holm {_holm_p(pe)}",
+                      f"{sp[0]:+.0f} ({sp[1]:+.0f} to {sp[2]:+.0f}), Holm {_holm_p(ps)}",
+                      calls[s.what]]
+        else:
+            cells += ["", "", ""]
+        r = _saved_rate(f"skill-{s.what}")
+        cells.append(_edge_text(r) if r is not None else "not run")
+        cells.append(search.get(s.what, "") if s.what != "classic" else "")
+        rows.append("| " + " | ".join(cells) + " |")
+
+    def named(word: str, among: dict[str, str]) -> list[str]:
+        return [rs for rs, c in among.items() if c == word]
+
+    more, less, mixed = named("more", calls), named("less", calls), named("mixed", calls)
+    parts = []
     if more:
-        words.append(f"more a game of skill than classic: {', '.join(more)}")
+        parts.append(f"more a game of skill than classic: {', '.join(more)}")
     if less:
-        words.append(f"more a game of luck than classic: {', '.join(less)}")
-    head = ("**" + "; ".join(words).capitalize() + ".**" if words else
-            "**No rule set separates from classic on both skill measures at this sample.**")
+        parts.append(f"more a game of luck than classic: {', '.join(less)}")
+    head = ("**With the built-in policies, " + "; ".join(parts) + "." if parts else
+            "**With the built-in policies, no rule set is told apart from classic on both "
+            "skill measures at this sample.")
     if mixed:
-        head += (f" Under {', '.join(mixed)} the two measures disagree (the strongest "
-                 "policy gains more against random players, but the policies' ratings lie "
-                 "closer together, or the reverse), so the study does not call them.")
-    head += " The other rule sets are not distinguishable from classic on both measures."
+        head += (f" Under {', '.join(mixed)} the two measures point opposite ways, so they "
+                 "are not called.")
+    if search:
+        said = [f"{', '.join(v)} {'leaves' if len(v) == 1 else 'leave'} {w} skill than classic"
+                for w in ("more", "less") if (v := named(w, search))]
+        head += (" Against the search player `ismcts` (the yardstick study), "
+                 + ("; ".join(said) if said else "no rule set is told apart from classic")
+                 + ".")
+        both = {rs: (calls[rs], search[rs]) for rs in calls if rs in search}
+        differ = {rs: c for rs, c in both.items()
+                  if c[0] != c[1] and ("more" in c or "less" in c)}
+        if not differ:
+            head += " The two yardsticks agree."
+        else:
+            groups: dict[tuple[str, str], list[str]] = {}
+            for rs, c in differ.items():
+                groups.setdefault(c, []).append(rs)
+            head += (" The two disagree on " + "; ".join(
+                f"{', '.join(v)} (built-in policies: {c[0]}; search player: {c[1]})"
+                for c, v in groups.items()) + ".")
+            opposite = [rs for rs, c in differ.items() if set(c) == {"more", "less"}]
+            n_search = _search_games()
+            head += (" They never point opposite ways: each time one finds a difference the "
+                     "other does not tell it apart from classic. They measure different "
+                     "skills (what a fixed habit gains against random players, and what "
+                     "looking ahead gains), and the search player's "
+                     + (f"{n_search:,} games per rule set" if n_search else "runs")
+                     + " only tell large differences apart." if not opposite else
+                     f" Under {', '.join(opposite)} they point opposite ways: the two "
+                     "measures of skill plainly disagree there.")
+    head += "**"
     return "\n".join([
         head, "",
-        "Skill measures at 4 players, 95% intervals: the strongest policy's win rate per seat "
-        "against three `random` players above the fair 25% (percentage points), and the "
-        "rating spread between the strongest and weakest of the five built-in policies "
-        "(Elo). A rule set is called more (less) skillful only when both intervals lie "
-        "wholly above (below) classic's. The last column is the same edge for the search "
-        "player `ismcts` (the yardstick study, `reports/yardstick/`, which "
-        "compares each rule set with classic on it).", "",
+        "Skill measures at 4 players, 95% intervals: the strongest built-in policy's win "
+        "rate per seat against three `random` players above the fair 25% (percentage "
+        "points), and the rating spread between the strongest and weakest of the five "
+        "built-in policies (Elo), from a league that seats them in every arrangement "
+        "(each seat and each ordered pair of neighbours equally often). Each rule set's "
+        "difference from classic is tested on both measures (the edge by a two-proportion "
+        "test, the spread by a normal test on the two ratings' intervals), with Holm's "
+        "correction over all of them; a rule set is called more (less) skillful only when "
+        "both are decided higher (lower). Policies that play every game alike (`cautious` "
+        "and `defender` without stacking) are joined by `=`. The last two columns are the "
+        "search player `ismcts` (the yardstick study, `reports/yardstick/`): its edge over "
+        "the fair share against three `random` players, and that study's call against "
+        "classic.", "",
         "| rule set | strongest policy | edge over fair share vs random (points) | "
-        "rating spread (Elo) | edge of the search player (points) |", "|---|---|---|---|---|",
-        *rows, *search_table()])
+        "rating spread (Elo) | edge vs classic | spread vs classic | built-in policies' call "
+        "| edge of the search player (points) | search player's call |",
+        "|---|---|---|---|---|---|---|---|---|", *rows, *_search_table()])
+
+
+def _search_table() -> list[str]:
+    """The yardstick study's win rates of the search player at 4 players, if it was run."""
+    cells = [f"| three {opp}, {rules} | {_rate_text(r)} |"
+             for opp in ("random", "strategic") for rules in ("classic", "stacking_full")
+             if (r := _saved_rate(f"{opp}-{rules}")) is not None]
+    if not cells:
+        return []
+    return ["", "The search player `ismcts` (1,000 iterations per decision, cautious "
+            "playouts; `reports/yardstick/`), one seat at a 4-player table, its win rate "
+            "with a 95% interval (fair share 25%):", "", "| opponents, rules | win rate |",
+            "|---|---|", *cells]
 
 
 def policies_answer(steps: list[Step]) -> str:
-    """Each built-in policy's win rate against three random players, from the runs' summaries."""
+    """Each built-in policy's win rate against three random players, from the runs' summaries:
+    first which beat the fair share and which rules favour whom, then the table."""
+    rates: dict[str, dict[str, dict[str, float]]] = {}
+    for s in steps:
+        policy, rules = (x.strip() for x in s.what.split(","))
+        rates.setdefault(rules, {})[policy] = s.result["summary"]["win_rate_by_policy"][policy]
+    every = [r for by in rates.values() for r in by.values()]
+    above = all(r["low"] > 0.25 for r in every)
+    clauses = []
+    for rules, by in rates.items():
+        order = sorted(by, key=lambda p: -by[p]["rate"])
+        best = by[order[0]]
+        close = [p for p in order[1:] if by[p]["high"] >= best["low"]]  # intervals overlap
+        clauses.append(f"under {rules}, {order[0]} wins most ({100 * best['rate']:.1f}%"
+                       + (f"; {' and '.join(close)} not told apart from it by the intervals"
+                          if close else "") + f") and {order[-1]} least "
+                       f"({100 * by[order[-1]]['rate']:.1f}%)")
+    head = ("**Every built-in policy wins more than its fair 25% against three `random` "
+            "players" if above else
+            "**Not every built-in policy beats its fair 25% against three `random` players")
     rows = []
     for s in steps:
         policy = s.what.split(",")[0]
@@ -235,9 +359,13 @@ def policies_answer(steps: list[Step]) -> str:
         rows.append(f"| {s.what} | {100 * r['rate']:.2f}% ({100 * r['low']:.2f}-"
                     f"{100 * r['high']:.2f}%) |")
     return "\n".join([
-        "**Win rate of one seat of each built-in policy against three `random` players at "
-        "4 players (fair share 25%), 95% Wilson intervals.** The seat plays every position "
-        "equally often (the dealer rotates with the game).", "",
+        head + "; " + "; ".join(clauses) + ".**", "",
+        "One seat of each built-in policy against three `random` players at 4 players "
+        "(fair share 25%), 95% Wilson intervals. The seat plays every position equally "
+        "often (the dealer rotates with the game), and its neighbours are always `random`, "
+        "so neither seat nor neighbour favours it. For how the policies rank against each "
+        "other, seated in every arrangement, see the skill study's leagues "
+        "(`reports/skill/classic/league.md`, `reports/skill/stacking_full/league.md`).", "",
         "| policy, rules | win rate |", "|---|---|", *rows])
 
 
@@ -379,7 +507,7 @@ def studies() -> dict[str, Study]:
             "Does stacking (jump-in, Seven-O, draw-until-play, each edition) make UNO more a "
             "game of skill or of luck?",
             [Step(f"skill/{rs}", ["league", *POLICIES, "--config", rs, "--players", "4",
-                                  "--no-head-to-head"], 20_000, rs) for rs in RULE_SETS],
+                                  "--no-head-to-head"], 5_000, rs) for rs in RULE_SETS],
             skill_answer),
         "yardstick": Study(
             "How strong is a search player, and how much skill does each rule set leave "
