@@ -280,7 +280,7 @@ def test_a_rating_that_disagrees_with_the_head_to_head_says_why():
     assert n == 6  # three rating differences, three head-to-heads, one Holm family
     text = " ".join(ls.leagues[0].sentences)
     assert "b is stronger than a" in text
-    assert "Head to head at 2 players, though, a beats b" in text
+    assert "Head to head at 2 players, though, a beats b: it wins 60" in text
     assert "a rating averages over every table of the league" in text
     assert "Holm-adjusted" in text
 
