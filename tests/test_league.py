@@ -326,6 +326,7 @@ def test_league_vary_policy_and_set_seats_are_refused(args, tmp_path):
     lines = res.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("unosim: error:")
     assert "seats the policies itself" in lines[0]
+    assert not (tmp_path / "x").exists()  # refused before the out dir is touched
 
 
 @pytest.mark.parametrize("players", [0, 1, -4, True])
