@@ -41,17 +41,22 @@ def league_cmd(policies: tuple[str, ...], config: str, players: int | None, vary
                overrides: tuple[str, ...], jobs: int | None, backend: str,
                scheduler: str | None, reuse: bool, resume: bool, force: bool, quiet: bool,
                precision: float | None, max_games: int | None, fmt: str) -> None:
-    """Rate policies: every policy in every seat equally often, on the same deals.
+    """Rate policies: every seating of them at the table, on the same deals.
 
     Each POLICY is a name (random, strategic, ...) or a YAML mapping such as
-    '{policy: strategic, params: {bluff_rate: 0.2}}'. Every seating is one
-    config and all play the same games (duplicate deals), so seat advantage
-    and card luck cancel. Writes league.md/.html, league.csv/.parquet (tidy)
-    and charts: win rates per seat, Bradley-Terry (Luce) ratings with
-    bootstrap intervals, the 2-player head-to-head matrix, and how much skill
-    the rules leave (the strongest policy against random players, the rating
-    spread). --precision X sizes the run from a 2,000-game pilot so every
-    win rate per seat is within about ±X.
+    '{policy: strategic, params: {bluff_rate: 0.2}}'; the order they are
+    named in does not matter. The seatings are every arrangement of the
+    policies at the table, so each takes each seat, and follows each other,
+    equally often (a random design, with its balance stated, beyond 400
+    seatings). Every seating is one config and all play the same games
+    (duplicate deals), so seat advantage and card luck cancel. Writes
+    league.md/.html, league.csv/.parquet (tidy) and charts: win rates per
+    seat, Bradley-Terry (Luce) ratings with 95% intervals, Holm-corrected
+    verdicts, the 2-player head-to-head matrix, and how much skill the rules
+    leave (the strongest policy against random players, the rating spread).
+    Policies that play every game alike are reported as identical, not
+    ranked. --precision X sizes the run from a 2,000-game pilot so every win
+    rate per seat is within about ±X.
 
     Each seating runs into its own run dir under OUT/runs. An out dir that is
     not empty needs --resume, --force or --reuse.
