@@ -654,9 +654,10 @@ def _run(jobs: list[tuple[GameConfig, tuple[int, ...], str]], games: int, seed: 
          run_opts: dict[str, Any], pairs: Sequence[tuple[int, int]] = (),
          ) -> tuple[list[Run], dict[int, Any]]:
     dirs = (cell_dirs(root, [c.name for c, _, _ in jobs]) if root is not None else None)
+    # the probe pairs' per-game moments are checkpointed too, so --resume reuses their chunks
     runs, moments, _ = run_paired([c for c, _, _ in jobs], games=games, seed=seed, dirs=dirs,
-                                  pairs=pairs, reuse=reuse, resume=resume, force=force,
-                                  **run_opts)
+                                  pairs=pairs, pair_out=None if root is None else root / "paired",
+                                  reuse=reuse, resume=resume, force=force, **run_opts)
     return runs, moments
 
 
