@@ -582,15 +582,18 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"unknown study {unknown[0]!r}" if unknown else "--scale must be positive")
     index = REPORTS / "studies.json"
     done = json.loads(index.read_text()) if index.is_file() else {}
-    for name in [] if args.index else args.names or list(all_studies):
+    names = [] if args.index else args.names or list(all_studies)
+    if args.rewrite:  # every result first: a missing one stops before anything is written
+        try:
+            for name in names:
+                load_results(name, all_studies[name])
+        except MissingResult as exc:
+            print(f"studies.py: error: {exc}", file=sys.stderr)
+            return 2
+    for name in names:
         study = all_studies[name]
         print(f"{name}: {study.title}", file=sys.stderr)
         if args.rewrite:
-            try:
-                load_results(name, study)
-            except MissingResult as exc:
-                print(f"studies.py: error: {exc}", file=sys.stderr)
-                return 2
             secs = float(done.get(name, {}).get("seconds", 0.0))
         else:
             secs = sum(run_step(s, args.scale, lambda m: print(m, file=sys.stderr), args.reuse)

@@ -123,8 +123,12 @@ def test_rewrite_says_in_one_line_what_a_missing_result_needs(tmp_path: Path, mo
     monkeypatch.setattr(S, "REPORTS", tmp_path / "reports")
     assert S.main(["--rewrite", "first_player"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[-1].startswith("studies.py: error: --rewrite first_player: no saved result "
-                              "reports/first_player/sweep.result.json")
-    assert "python scripts/studies.py first_player" in err[-1]
-    assert "Traceback" not in "\n".join(err)
+    assert len(err) == 1 and err[0].startswith(
+        "studies.py: error: --rewrite first_player: no saved result "
+        "reports/first_player/sweep.result.json")
+    assert "python scripts/studies.py first_player" in err[0]
+    (tmp_path / "reports" / "yardstick").mkdir(parents=True)
+    assert S.main(["--rewrite", "yardstick", "first_player"]) == 2  # checked before writing
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+    assert not (tmp_path / "reports" / "yardstick" / "README.md").exists()
     assert not (tmp_path / "reports" / "README.md").exists()
