@@ -9,6 +9,10 @@ the commands' own verdicts, so they stay true when the engine changes.
 
 ``python scripts/studies.py [NAME ...] [--scale X]``; ``--scale`` multiplies
 every game count (``--scale 0.02`` for a quick look; the committed studies use 1).
+Each command's JSON result is saved (and committed) as ``reports/PART.result.json``:
+``--rewrite`` writes the READMEs again from those alone, ``--reuse`` writes the
+pages again from the finished runs kept in the out dirs, ``--index`` writes only
+``reports/README.md``, whose entries are the studies' own first paragraphs.
 """
 
 from __future__ import annotations
@@ -60,12 +64,12 @@ class Study:
     answer: Callable[[list[Step]], str]
 
 
-def _cells(step: Step, verdict: str) -> list[str]:
+def _cells(step: Step, verdict: str | None) -> list[str]:
     """'2 players, full stacking (...)' for each cell of a sweep whose round-length verdict
-    is ``verdict``."""
+    is ``verdict`` (None: every cell compared with a baseline)."""
     out = []
     for r in step.result["table"]:
-        if r["metric"] == "turns_mean" and r["verdict"] == verdict:
+        if r["metric"] == "turns_mean" and r["verdict"] and verdict in (None, r["verdict"]):
             varied = any(prev == "--vary" and a.startswith("players=")
                          for prev, a in zip(step.args, step.args[1:], strict=False))
             where = f"{r['players']} players, " if varied else ""
@@ -79,15 +83,15 @@ def stacking_answer(steps: list[Step]) -> str:
     shorter = {s.what: _cells(s, "shorter") for s in steps}
     n_longer = sum(map(len, longer.values()))
     n_shorter = sum(map(len, shorter.values()))
+    n_cells = sum(len(_cells(s, None)) for s in steps)
     if n_longer and n_shorter:
-        where = "; ".join(f"{t}: {', '.join(c)}" for t, c in longer.items() if c)
-        head = (f"**The answer changes sign with the players' habits: stacking makes rounds "
-                f"longer in {n_longer} of the cells ({where}) and shorter in {n_shorter}.** "
-                "Tables that keep a stackable card in reserve (`defender`) are the ones "
-                "where it can lengthen rounds.")
+        where = "; ".join(f"{t}: {' and '.join(c)}" for t, c in longer.items() if c)
+        head = (f"**The answer changes sign with the table: stacking makes rounds longer in "
+                f"{n_longer} of the {n_cells} cells run ({where}) and shorter in "
+                f"{n_shorter}.**")
     elif n_shorter:
-        head = ("**No: at every table we tried, stacking does not make rounds longer; where "
-                "the data decide, it makes them shorter.**")
+        head = (f"**No: in none of the {n_cells} cells run does stacking make rounds longer; "
+                f"it makes them shorter in {n_shorter}.**")
     elif n_longer:
         head = "**Yes: at every table where the data decide, stacking makes rounds longer.**"
     else:
@@ -104,9 +108,11 @@ def first_player_answer(steps: list[Step]) -> str:
     rows = [r for r in steps[0].result["table"] if r["metric"] == "first_player_vs_fair"]
     above = [r for r in rows if r["low"] > 1]
     below = [r for r in rows if r["high"] < 1]
-    sizes = f"{rows[0]['players']} to {rows[-1]['players']}"
+    ns = [int(r["players"]) for r in rows]
+    sizes = (f"from {ns[0]} to {ns[-1]}" if ns == list(range(ns[0], ns[-1] + 1))
+             else "of " + ", ".join(map(str, ns[:-1])) + f" and {ns[-1]}")  # only those run
     head = (f"**The first player (on the dealer's left) wins more than the fair share 1/N at "
-            f"{len(above)} of the {len(rows)} table sizes from {sizes} players"
+            f"{len(above)} of the {len(rows)} table sizes {sizes} players"
             + (f", less at {len(below)}" if below else "")
             + f"; the edge is largest at {max(rows, key=lambda r: r['value'])['players']} "
             "players.**")
@@ -119,6 +125,40 @@ def first_player_answer(steps: list[Step]) -> str:
 def first_answers(steps: list[Step]) -> str:
     """The study's commands' own first answers, in order."""
     return "\n".join(f"- *{s.what}*: {_first_answer(s)}" for s in steps)
+
+
+def _pct(r: dict[str, Any]) -> str:
+    """The size of a round-length row's change, as a share of the baseline, with its
+    interval: '11.6% (95% CI 11.5 to 11.7%)' (the verb says which way)."""
+    base = r["value"] - r["diff"]
+    lo, hi = sorted(abs(100 * r[k] / base) for k in ("diff_low", "diff_high"))
+    return f"{abs(100 * r['diff'] / base):.1f}% (95% CI {lo:.1f} to {hi:.1f}%)"
+
+
+def compare_answer(steps: list[Step]) -> str:
+    """Each rule set's round length against the baseline, as its decision states it (the
+    largest changes first), then the commands' own verdicts in full."""
+    said = {"longer": "lengthens rounds by {pct}", "shorter": "shortens rounds by {pct}",
+            "practically the same": "makes no difference that matters to round length",
+            "identical": "plays every game exactly as {base} does",
+            "not decided": "has no decided effect on round length (run more games)"}
+    lines = []
+    for step in steps:
+        rows = [r for r in step.result["table"] if r["metric"] == "turns_mean"]
+        base, others = rows[0], [r for r in rows[1:] if r["verdict"]]
+        others.sort(key=lambda r: (list(said).index(r["verdict"]), -abs(r["diff"])))
+        parts = [f"{_name(r)} " + said[r["verdict"]].format(pct=_pct(r) if r["diff"] else "",
+                                                             base=base["label"])
+                 for r in others]
+        lines.append(f"**{step.what[:1].upper()}{step.what[1:]}, against {base['label']}: "
+                     + "; ".join(parts) + ".**")
+    return "\n\n".join([*lines, first_answers(steps)])
+
+
+def _name(row: dict[str, Any]) -> str:
+    """A rule set as a headline names it: its label, or its config name when the label
+    is itself a list (chaos: 'full stacking, jump-in, ...')."""
+    return f"`{row['config']}`" if ", " in row["label"] else str(row["label"])
 
 
 def _first_answer(step: Step) -> str:
@@ -395,17 +435,18 @@ def yardstick_answer(steps: list[Step]) -> str:
     tables = [s for s in steps if s.what.startswith("table:")]
     growth = [s for s in steps if s.what.startswith("iterations:")]
     skill = [s for s in steps if s.what.startswith("skill:")]
-    lines = ["**`ismcts` at 1,000 iterations per decision, one seat at a 4-player table, "
-             "its win rate with a 95% Wilson interval (fair share 25%).** The yardstick is "
-             "`ismcts` with `cautious` playouts and a head start of 20% of the iterations "
-             "for `cautious`'s own move; its defaults (`random` playouts, no head start) "
-             "are measured beside it:", "",
-             "| opponents, rules | ismcts, the yardstick | ismcts, defaults |", "|---|---|---|"]
+    yard = [s for s in tables if not s.what.endswith(", defaults")]
+    lines = ["The yardstick is `ismcts` at 1,000 iterations per decision with `cautious` "
+             "playouts and a head start of 20% of the iterations for `cautious`'s own move; "
+             "its defaults (`random` playouts, no head start) are measured beside it. One seat "
+             "at a 4-player table, its win rate with a 95% Wilson interval (fair share 25%):",
+             "", "| opponents, rules | ismcts, the yardstick | ismcts, defaults |",
+             "|---|---|---|"]
     default = {s.what[6:].removesuffix(", defaults"): s for s in tables
                if s.what.endswith(", defaults")}
-    lines += [f"| {s.what[6:]} | {cell(s)} | "
+    lines += [f"| {s.what[7:]} | {cell(s)} | "
               f"{cell(default[s.what[6:]]) if s.what[6:] in default else 'not run'} |"
-              for s in tables if not s.what.endswith(", defaults")]
+              for s in yard]
     if growth:
         xs = [float(s.what.split(":")[1]) for s in growth]
         rates = [_ismcts_rate(s) for s in growth]
@@ -420,14 +461,23 @@ def yardstick_answer(steps: list[Step]) -> str:
         lines += ["", f"![win rate by iterations]({png.name})", "",
                   "| iterations | win rate against three strategic |", "|---|---|"]
         lines += [f"| {int(x):,} | {cell(s)} |" for x, s in zip(xs, growth, strict=True)]
+        n_growth = sorted({int(s.result["summary"]["rounds"]) for s in growth})
+        same = next((s for s in yard if s.what == "table: three strategic, classic"), None)
+        lines += ["", f"Each row is its own run of {', '.join(f'{n:,}' for n in n_growth)} "
+                  "games against three `strategic` players, classic."
+                  + (f" The 1,000-iteration row is therefore a separate, smaller sample than "
+                     f"the {int(same.result['summary']['rounds']):,}-game cell "
+                     f"\"three strategic, classic\" of the first table ({cell(same)}), "
+                     "which is why their figures differ." if same is not None and
+                     1000.0 in xs else "")]
+    called: dict[str, list[str]] = {"more": [], "less": []}
     if skill:
+        from unosim.analysis.paired import holm
         from unosim.analysis.stats import two_proportion_test
 
         def counts(step: Step) -> tuple[int, int]:
             r = _ismcts_rate(step)
             return int(r["wins"]), int(step.result["summary"]["rounds"])
-
-        from unosim.analysis.paired import holm
 
         base = next((s for s in skill if s.what == "skill:classic"), None)
         others = [s for s in skill if s is not base]
@@ -458,13 +508,31 @@ def yardstick_answer(steps: list[Step]) -> str:
         called = {w: [s.what[6:] for s, d in zip(others, diffs, strict=True)
                       if adjusted[s.what] < 0.05 and (d.diff > 0) == (w == "more")]
                   for w in ("more", "less")}
+    return "\n".join([_yardstick_head(yard, called, bool(skill)), "", *lines])
+
+
+def _yardstick_head(yard: list[Step], called: dict[str, list[str]], skill: bool) -> str:
+    """The study's answer: where the search player beats the fair share, and which rule
+    sets leave more (less) skill against it, from the intervals and Holm decisions."""
+    ways: dict[str, list[str]] = {}
+    for s in yard:
+        r = _ismcts_rate(s)
+        way = ("wins more than" if r["low"] > 0.25 else "wins less than" if r["high"] < 0.25
+               else "is not told apart from")
+        where = s.what[7:].replace(", ", " at ")  # 'three random at classic'
+        ways.setdefault(way, []).append(f"{where} ({100 * r['rate']:.1f}%)")
+    every = len(ways) == 1 and len(yard) > 1
+    head = ("**The search player `ismcts` (1,000 iterations per decision, one seat at a "
+            "4-player table) " + "; it ".join(
+                f"{way} the fair 25% against {'every table run: ' if every else ''}"
+                + ", ".join(tables) for way, tables in ways.items()) + ".")
+    if skill:
         said = [f"{', '.join(v)} {'leaves' if len(v) == 1 else 'leave'} {w} skill than classic"
                 for w, v in called.items() if v]
-        lines += ["", ("**Against the search player, " + "; ".join(said) + "; the other rule "
-                       "sets are not told apart from classic at this sample.**") if said else
-                  "**Against the search player, no rule set is told apart from classic at this "
-                  "sample.**"]
-    return "\n".join(lines)
+        head += (" Against it, " + "; ".join(said) + "; the other rule sets are not told "
+                 "apart from classic at this sample." if said else
+                 " Against it, no rule set is told apart from classic at this sample.")
+    return head + "**"
 
 
 def studies() -> dict[str, Study]:
@@ -490,12 +558,12 @@ def studies() -> dict[str, Study]:
             "Which house rules change the game, and how much?",
             [Step("house_rules/compare", ["compare", "classic", "stacking", "stacking_full",
                                           "jump_in", "seven_o", "draw_until_play", "chaos"],
-                  1_000_000, "house rules at 4 players")], first_answers),
+                  1_000_000, "house rules at 4 players")], compare_answer),
         "editions": Study(
             "How different are the editions?",
             [Step("editions/compare", ["compare", "classic", "classic_1992", "disney100",
                                        "disney_wish", "encanto"], 1_000_000,
-                  "editions at 4 players")], first_answers),
+                  "editions at 4 players")], compare_answer),
         "policies": Study(
             "How much does each built-in policy win against random players?",
             [Step(f"policies/{p}-{rules}",
@@ -535,27 +603,50 @@ def studies() -> dict[str, Study]:
     }
 
 
+class MissingResult(Exception):
+    """A study step's saved result is not on disk, so ``--rewrite`` cannot use it."""
+
+
+def saved_result(step: Step) -> Path:
+    """Where a step's JSON result is kept (committed beside its pages)."""
+    return REPORTS / f"{step.part}.result.json"
+
+
+def load_results(name: str, study: Study) -> None:
+    """Read every step's saved result back into the study (what ``--rewrite`` uses)."""
+    missing = [saved_result(s) for s in study.steps if not saved_result(s).is_file()]
+    if missing:
+        rel = ", ".join(str(p.relative_to(REPORTS.parent)) for p in missing[:3])
+        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        raise MissingResult(
+            f"--rewrite {name}: no saved result {rel}{more}; run `python scripts/studies.py "
+            f"{name}` once (it saves each command's JSON result beside its pages)")
+    for s in study.steps:
+        s.result = json.loads(saved_result(s).read_text())
+
+
 def run_step(step: Step, scale: float, log: Callable[[str], None],
-             rewrite: bool = False) -> float:
-    """Run one command (or, with ``rewrite``, read back the result it saved)."""
-    saved = REPORTS.parent / f"reports/{step.part}.result.json"
-    if rewrite:
-        step.result = json.loads(saved.read_text())
-        return 0.0
+             reuse: bool = False) -> float:
+    """Run one command and save its JSON result beside its pages; the seconds it took.
+
+    ``reuse`` keeps the finished runs in the out dir (``--reuse``), so the
+    pages are written again by the current code without simulating again.
+    """
     cmd = step.command(scale)
     log("  $ " + shlex.join(cmd))
     t = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "unosim", *cmd[1:], "--format", "json",
-                           "--force", "-q"], cwd=REPORTS.parent, capture_output=True,
-                          text=True, check=False)
+                           "--reuse" if reuse else "--force", "-q"], cwd=REPORTS.parent,
+                          capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise SystemExit(f"{shlex.join(cmd)} failed: {proc.stderr.strip()}")
     step.result = json.loads(proc.stdout)
-    saved.write_text(proc.stdout)  # what the answer was assembled from
+    saved_result(step).write_text(proc.stdout)  # what the answer was assembled from
     return time.perf_counter() - t
 
 
 def write_readme(name: str, study: Study, scale: float, seconds: float) -> str:
+    """The study's README: its answer (from the steps' results), then how it was made."""
     answer = study.answer(study.steps)
     lines = [f"# {study.title}", "", answer, "", "## How this was made", "",
              "Each line below is a `unosim` command as typed (add `--format json` to get "
@@ -573,17 +664,27 @@ def write_readme(name: str, study: Study, scale: float, seconds: float) -> str:
     return answer
 
 
+def answer_of(name: str) -> str:
+    """A study's answer as its own README states it: the paragraph after the title."""
+    text = (REPORTS / name / "README.md").read_text(encoding="utf-8")
+    return text.split("\n\n")[1].strip()
+
+
 def write_index(done: dict[str, dict[str, Any]]) -> None:
+    """reports/README.md: each study's title, time and answer, the answer read from the
+    study's own README (written from its commands' verdicts), never from a cached copy."""
     lines = ["# Studies", "",
-             "Regenerate them with `make reports` (`python scripts/studies.py [NAME ...]`). "
-             "Each folder's `README.md` answers first, then lists the `unosim` commands that "
-             "made it; their pages hold the charts and every number with its interval.", "",
+             "Regenerate them with `make reports` (`python scripts/studies.py [NAME ...]`; "
+             "`--rewrite` writes the READMEs again from the results the commands saved, "
+             "`--index` only this page). Each folder's `README.md` answers first, then lists "
+             "the `unosim` commands that made it; their pages hold the charts and every "
+             "number with its interval.", "",
              "| Study | Time |", "|---|---|"]
     lines += [f"| [{d['title']}]({n}/README.md) | {d['seconds'] / 60:.1f} min |"
               for n, d in done.items()]
     lines.append("")
     for n, d in done.items():
-        lines += [f"## [{d['title']}]({n}/README.md)", "", d["answer"], ""]
+        lines += [f"## [{d['title']}]({n}/README.md)", "", answer_of(n), ""]
     lines += ["`runs/` folders (raw aggregates and chunk files) are ignored by git.", ""]
     (REPORTS / "README.md").write_text("\n".join(lines), encoding="utf-8")
 
@@ -594,24 +695,43 @@ def main(argv: list[str] | None = None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("names", nargs="*", help=f"studies (default all): {', '.join(all_studies)}")
     ap.add_argument("--scale", type=float, default=1.0)
-    ap.add_argument("--rewrite", action="store_true",
-                    help="only rewrite the READMEs from the results the commands saved")
+    how = ap.add_mutually_exclusive_group()
+    how.add_argument("--rewrite", action="store_true",
+                     help="only rewrite the READMEs and the index from the results the "
+                          "commands saved (reports/**/*.result.json)")
+    how.add_argument("--reuse", action="store_true",
+                     help="run the commands with --reuse: write their pages again from the "
+                          "finished runs kept in each out dir, simulating only what is missing")
+    how.add_argument("--index", action="store_true",
+                     help="only rewrite reports/README.md from the studies' READMEs")
     args = ap.parse_args(argv)
     unknown = [n for n in args.names if n not in all_studies]
     if unknown or not args.scale > 0:
         ap.error(f"unknown study {unknown[0]!r}" if unknown else "--scale must be positive")
     index = REPORTS / "studies.json"
     done = json.loads(index.read_text()) if index.is_file() else {}
-    for name in args.names or list(all_studies):
+    names = [] if args.index else args.names or list(all_studies)
+    if args.rewrite:  # every result first: a missing one stops before anything is written
+        try:
+            for name in names:
+                load_results(name, all_studies[name])
+        except MissingResult as exc:
+            print(f"studies.py: error: {exc}", file=sys.stderr)
+            return 2
+    for name in names:
         study = all_studies[name]
         print(f"{name}: {study.title}", file=sys.stderr)
-        secs = sum(run_step(s, args.scale, lambda m: print(m, file=sys.stderr), args.rewrite)
-                   for s in study.steps)
         if args.rewrite:
             secs = float(done.get(name, {}).get("seconds", 0.0))
-        done[name] = {"title": study.title, "seconds": round(secs, 1),
-                      "answer": write_readme(name, study, args.scale, secs)}
-    done = {n: done[n] for n in all_studies if n in done}
+        else:
+            secs = sum(run_step(s, args.scale, lambda m: print(m, file=sys.stderr), args.reuse)
+                       for s in study.steps)
+            if args.reuse and name in done:  # the time the simulations took, not the re-render
+                secs = float(done[name]["seconds"])
+        write_readme(name, study, args.scale, secs)
+        done[name] = {"title": study.title, "seconds": round(secs, 1)}
+    done = {n: {"title": all_studies[n].title, "seconds": done[n]["seconds"]}
+            for n in all_studies if n in done}
     index.write_text(json.dumps(done, indent=2) + "\n", encoding="utf-8")
     write_index(done)
     return 0

@@ -20,8 +20,8 @@ def test_longer_beyond_the_margin() -> None:
     text = decision_sentence(TURNS, "classic", "draw until you can play", d,
                              verdict(d.diff, 1e-9, 1.0, 0.41), 41.234, 46.301, 10_000,
                              players=4, relative=0.01)
-    assert text.startswith("Draw until you can play makes 4-player rounds longer: 41.23 vs "
-                           "46.30 turns (difference +5.07, 95% CI +4.77 to +5.36; paired t "
+    assert text.startswith("Draw until you can play makes 4-player rounds longer: 46.30 vs "
+                           "41.23 turns (difference +5.07, 95% CI +4.77 to +5.36; paired t "
                            "over 10,000 games each, Holm-adjusted p < 0.001)")
     assert text.endswith("by more than the ±0.41 turns margin, 1% of the baseline.")
     assert "significant" not in text
@@ -51,7 +51,7 @@ def test_not_decided_says_run_more_games() -> None:
     text = decision_sentence(FIRST, "classic", "stacking", d, verdict(d.diff, 0.9, 0.4, 0.005),
                              0.25, 0.246, 20_000)
     assert text.startswith("Not decided: run more games. Stacking against classic, the first "
-                           "player's win rate: 25.00% vs 24.60% (difference -0.40 points, "
+                           "player's win rate: 24.60% vs 25.00% (difference -0.40 points, "
                            "95% CI -1.26 to +0.45 points; two-proportion z, 20,000 games each)")
     assert "±0.50 points margin" in text
 

@@ -26,7 +26,7 @@ import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -59,6 +59,8 @@ __all__ = [
     "grouped_rates_chart",
     "hist_chart",
     "line_chart",
+    "markers_text",
+    "png_markers",
     "position_labels",
     "rate_chart",
     "stacked_bars_chart",
@@ -181,8 +183,15 @@ def _sticks_out(fig: Figure) -> bool:
     return False
 
 
-def _save(fig: Figure, path: str | Path) -> Path:
-    """Draw once and write the PNG; a chart whose text sticks out is saved tight instead."""
+MARKERS_KEY = "unosim-markers"  # PNG text chunk: which markers a chart drew filled
+
+
+def _save(fig: Figure, path: str | Path, text: dict[str, str] | None = None) -> Path:
+    """Draw once and write the PNG; a chart whose text sticks out is saved tight instead.
+
+    ``text`` goes into the PNG's text chunks, so a page test can read what the
+    chart drew (e.g. `MARKERS_KEY`) from the image itself.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     canvas = fig.canvas
@@ -190,15 +199,41 @@ def _save(fig: Figure, path: str | Path) -> Path:
     canvas.draw()
     if _sticks_out(fig):
         atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=DPI, facecolor="white",
-                                                 bbox_inches="tight", pad_inches=0.1))
+                                                 bbox_inches="tight", pad_inches=0.1,
+                                                 metadata=dict(text or {})))
         return path
     from PIL import Image  # matplotlib's own PNG writer, imported with it
+    from PIL.PngImagePlugin import PngInfo
+
+    info = PngInfo()
+    for k, v in (text or {}).items():
+        info.add_text(k, v)
 
     w, h = canvas.get_width_height()
     img = Image.frombuffer("RGBA", (w, h), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
     rgb = img.convert("RGB")  # the figure is opaque white: RGB is a quarter smaller
-    atomic_write(path, lambda f: rgb.save(f, format="png", compress_level=COMPRESS))
+    atomic_write(path, lambda f: rgb.save(f, format="png", compress_level=COMPRESS,
+                                          pnginfo=info))
     return path
+
+
+def png_markers(path: str | Path | IO[bytes]) -> list[list[bool]]:
+    """The filled (True) / hollow (False) markers a chart recorded, one list per panel
+    or series; [] for a chart that recorded none."""
+    import json
+
+    from PIL import Image
+
+    with Image.open(path) as img:
+        raw = img.info.get(MARKERS_KEY)
+    return json.loads(raw) if isinstance(raw, str) else []
+
+
+def markers_text(filled: Sequence[Sequence[bool]]) -> dict[str, str]:
+    """``filled`` as the PNG text chunk `png_markers` reads back."""
+    import json
+
+    return {MARKERS_KEY: json.dumps([[bool(b) for b in f] for f in filled])}
 
 
 def all_zero(*values: object) -> bool:
@@ -783,14 +818,17 @@ def forest_chart(
     path: str | Path,
     title: str,
     colors: Sequence[str] | None = None,
+    filled: Sequence[Sequence[bool]] | None = None,
+    legend: str = "filled: the 95% interval excludes no change; hollow: it includes it",
 ) -> Path:
     """Effects against a baseline: one row per config, point and 95% interval, zero line.
 
-    ``panels`` holds ``(x label, values, lows, highs)``; a row whose interval
-    crosses zero is drawn hollow so "no significant difference" reads at a
-    glance. Rows are the configs after the baseline, so row j is drawn in
-    ``colors[j]`` (default ``COLORS[j + 1]``: the colour that config has in the
-    page's other charts).
+    ``panels`` holds ``(x label, values, lows, highs)``; ``filled[k][j]`` says
+    whether row ``j`` of panel ``k`` is drawn filled (default: its interval
+    excludes zero), so the markers can follow the same decision as the page's
+    words; ``legend`` says what filled means. Rows are the configs after the
+    baseline, so row j is drawn in ``colors[j]`` (default ``COLORS[j + 1]``:
+    the colour that config has in the page's other charts).
     """
     palette = list(colors) if colors else list(COLORS[1:]) + [COLORS[0]]
     labels = [_wrap(lab, 28) for lab in labels]
@@ -803,12 +841,14 @@ def forest_chart(
     axes = _grid(fig, k, left=label_w, right=0.3, top=0.55 + extra, bottom=0.85, wspace=0.35,
                  sharey=True)
     y = np.arange(len(labels))[::-1]
-    for ax, (xlabel, vals, lows, highs) in zip(axes, panels, strict=True):
+    fills = [list(f) for f in filled] if filled is not None else [
+        [bool(li > 0 or hj < 0) for li, hj in zip(p[2], p[3], strict=True)] for p in panels]
+    for ax, (xlabel, vals, lows, highs), fill in zip(axes, panels, fills, strict=True):
         v, lo, hi = (np.asarray(a, dtype=float) for a in (vals, lows, highs))
         ax.axvline(0, color=FAIR_COLOR, linewidth=1.0, linestyle="--")
         for j, (yi, vi, li, hj) in enumerate(zip(y, v, lo, hi, strict=True)):
             c = palette[j % len(palette)]
-            sig = li > 0 or hj < 0
+            sig = fill[j]
             ax.errorbar([vi], [yi], xerr=[[vi - li], [hj - vi]], fmt="o", color=c, capsize=4,
                         markersize=7, elinewidth=1.8,
                         markerfacecolor=c if sig else "white")
@@ -827,5 +867,5 @@ def forest_chart(
         ax.tick_params(labelleft=False)
     axes[0].set_ylim(-0.7, len(labels) - 0.3)
     _suptitle(fig, title)
-    _footnote(fig, "filled: significant at 5%; hollow: interval includes no change")
-    return _save(fig, path)
+    _footnote(fig, legend)
+    return _save(fig, path, markers_text(fills))

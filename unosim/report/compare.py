@@ -22,30 +22,42 @@ import pandas as pd
 from unosim.analysis.estimates import (
     BOOT,
     METRIC_BY_KEY,
+    Diff,
     Metric,
     is_match,
     per_round_estimate,
-    position_diff,
     wilson_estimate,
 )
 from unosim.analysis.paired import Margin, PairedDiff, PairMoments
 from unosim.engine import state as L
 from unosim.report import charts
-from unosim.report.comparison import Comparison, compare_runs, questions_for, unique_labels
+from unosim.report.comparison import (
+    Comparison,
+    compare_runs,
+    questions_for,
+    seat_diff,
+    unique_labels,
+)
 from unosim.report.format import (
     CAUSE_LABELS,
     config_yaml,
     fmt_diff,
     fmt_metric,
     fmt_p,
-    fmt_pvalue,
     num_ci,
     pct_ci,
     position_name,
 )
 from unosim.report.render import Doc
 from unosim.report.runs import Run, cell_dirs, run_paired
-from unosim.report.verdicts import margin_words, stopping_text
+from unosim.report.verdicts import (
+    ESTABLISHED,
+    MARKER_LEGEND,
+    games_factor,
+    margin_words,
+    pairing_words,
+    stopping_text,
+)
 from unosim.rules.config import GameConfig
 from unosim.run.files import atomic_write, write_text
 
@@ -181,18 +193,17 @@ def _verdicts(doc: Doc, cmp: Comparison) -> None:
 
 
 def _pairing(doc: Doc, cmp: Comparison) -> None:
-    """What pairing bought for the headline difference of each config."""
+    """What pairing bought for the headline difference of each config, measured."""
     doc.h2("Pairing")
     if not any(cmp.paired):
         doc.p("These runs were not paired (a finished run read back, or different seeds): "
               "the differences use independent-samples methods (Welch's t, Newcombe's "
               "interval), which are valid but wider than paired ones.")
         return
+    paired = [d for d in cmp.diffs["turns_mean"][1:] if isinstance(d, PairedDiff)]
     doc.p("Every config ran the same games as the baseline, in lockstep: game *g* starts "
-          "from the same shuffle under each rule set, so card luck cancels in the "
-          "differences. Paired methods use the game-by-game differences: paired t for "
-          "means (the delta method for per-round means of matches), McNemar's test and "
-          "Newcombe's interval for rates.")
+          "from the same shuffle under each rule set, and the differences are taken game by "
+          "game. " + pairing_words(paired))
     rows = []
     for i in range(1, len(cmp.runs)):
         d = cmp.diffs["turns_mean"][i]
@@ -201,13 +212,45 @@ def _pairing(doc: Doc, cmp: Comparison) -> None:
         elif d.identical:
             rows.append([cmp.labels[i], "identical game for game", "0", "0", "—"])
         else:
+            f = games_factor(d)
             rows.append([cmp.labels[i], f"{d.corr:.2f}", f"{d.se:.4g}", f"{d.se_unpaired:.4g}",
-                         f"{d.games_saved:,.0f} ({d.games_saved / d.n:.1f}×)"
-                         if math.isfinite(d.games_saved) else "—"])
+                         f"{f:.1f} times the games ({d.n * f:,.0f} instead of {d.n:,})"
+                         if math.isfinite(f) else "—"])
     doc.table(["Config", "Correlation of per-game turns", "Paired standard error",
-               "Unpaired standard error", "Independent games saved per config"], rows)
-    doc.p("The last column is how many more games each config would need, run "
-          "independently, to reach the paired precision of the difference in mean turns.")
+               "Unpaired standard error", "An unpaired comparison would need"], rows)
+    doc.p("The last column is how many games per config independent runs would need to "
+          "measure the difference in mean turns as precisely as these paired ones did.")
+
+
+def _tests_used(cmp: Comparison, shown: Sequence[tuple[Metric, int, Diff]]) -> str:
+    """The tests and intervals behind the differences table, each with the metrics it made.
+
+    Read from the differences ``shown`` in the table, so the note names exactly
+    the tests its numbers came from.
+    """
+    what = {
+        "paired t": "paired t on the game-by-game differences",
+        "McNemar": "McNemar's test with Newcombe's interval for paired proportions",
+        "Welch t": "Welch's t (runs not paired)",
+        "two-proportion z": "two-proportion z-test with Newcombe's interval (runs not paired)",
+        "bootstrap CI": f"a percentile-bootstrap interval ({BOOT:,} resamples, unpaired) "
+                        "without a p-value",
+        "Mann–Whitney": "Mann–Whitney on the whole distribution (unpaired)",
+    }
+    used: dict[str, list[str]] = {}
+    same: list[str] = []
+    for m, i, d in shown:
+        if isinstance(d, PairedDiff) and d.identical:
+            if cmp.labels[i] not in same:
+                same.append(cmp.labels[i])
+            continue
+        for t in [d.test] + (["Mann–Whitney"] if math.isfinite(d.p_value_mw) else []):
+            if m.label not in used.setdefault(t, []):
+                used[t].append(m.label)
+    parts = [f"{what.get(t, t)} for {', '.join(labels)}" for t, labels in used.items()]
+    if same:
+        parts.append(f"no test for {', '.join(same)} (identical game for game)")
+    return "; ".join(parts)
 
 
 def _headlines(doc: Doc, cmp: Comparison, out: Path, stem: str) -> list[Path]:
@@ -221,40 +264,59 @@ def _headlines(doc: Doc, cmp: Comparison, out: Path, stem: str) -> list[Path]:
           "for per-round counts.")
     doc.h2(f"Differences from {labels[0]}")
     rows = []
+    shown: list[tuple[Metric, int, Diff]] = []
     for m in cmp.metrics:
         if m.kind == "rate" and all(v.value == 0 for v in cmp.values[m.key]):
             continue  # e.g. no stalemates anywhere: nothing to compare
         for i in range(1, len(runs)):
             d = cmp.diffs[m.key][i]
             assert d is not None
+            shown.append((m, i, d))
             diff, ci, rel = fmt_diff(d, m)
             rows.append([m.label, labels[i], fmt_metric(cmp.values[m.key][i], m), diff, ci,
                          fmt_p(d), rel])
     doc.table(["Metric", "Config", "Value (95% CI)", f"Difference from {labels[0]}",
                "95% CI of difference", "p-value (test)", "Relative change"], rows)
-    doc.p("Differences are config minus the first config. Lengths are tested with Welch's t "
-          "(means) and Mann–Whitney (whole distributions); quantile differences carry a "
-          f"percentile-bootstrap interval ({BOOT:,} resamples); rates use a two-proportion "
-          "z-test with Newcombe's interval.")
+    doc.p(f"Differences are config minus the first config. Tests and intervals: "
+          f"{_tests_used(cmp, shown)}. The p-values in this table are not adjusted; the verdicts "
+          "use Holm-adjusted ones.")
     players = {r.cfg.players for r in runs}
     pl = f"{next(iter(players))} players" if len(players) == 1 else "players vary"
     pngs = [charts.turns_chart([charts.Series(lab, r.aggregates["turns_hist"])
                                 for lab, r in zip(labels, runs, strict=True)],
                                out / f"{stem}_turns.png", f"Turns per round ({pl})")]
     doc.image(pngs[-1], "Overlaid distributions and CDFs of turns per round")
-    m1 = cmp.values["turns_mean"][0].value
-    dt = [d for d in cmp.diffs["turns_mean"][1:] if d is not None]
-    dp = [d for d in cmp.diffs["first_player_win_rate"][1:] if d is not None]
-    pngs.append(charts.forest_chart(
-        labels[1:],
-        [("change in mean turns per round (%)", [100 * d.diff / m1 for d in dt],
-          [100 * d.low / m1 for d in dt], [100 * d.high / m1 for d in dt]),
-         ("change in first-player win rate (percentage points)", [100 * d.diff for d in dp],
-          [100 * d.low for d in dp], [100 * d.high for d in dp])],
-        out / f"{stem}_effects.png", f"Effect of each rule set against {labels[0]} (95% CI)"))
+    pngs.append(_effects_chart(cmp, out / f"{stem}_effects.png"))
     doc.image(pngs[-1], "Relative change in mean turns and change in first-player win rate, "
-              "with 95% intervals")
+              f"with 95% intervals; {MARKER_LEGEND}")
     return pngs
+
+
+def effect_markers(cmp: Comparison, key: str) -> list[bool]:
+    """Which rows of the effects chart are filled for question ``key``: exactly the
+    configs whose Holm-adjusted decision (the verdict's) established a change."""
+    dec = cmp.decisions.get(key, [None] * len(cmp.runs))
+    return [v is not None and v.word in ESTABLISHED for v in dec[1:]]
+
+
+def _effects_chart(cmp: Comparison, path: Path) -> Path:
+    """Each config's effect on round length and on the first player's win rate."""
+    m1 = cmp.values["turns_mean"][0].value
+    nan = float("nan")
+    panels: list[tuple[str, list[float], list[float], list[float]]] = []
+    for key, xlabel, scale in (
+            ("turns_mean", "change in mean turns per round (%)", 100 / m1),
+            ("first_player_win_rate", "change in first-player win rate (percentage points)",
+             100.0)):
+        ds = cmp.diffs[key][1:]
+        diff, low, high = ([scale * float(getattr(d, f)) if d is not None else nan for d in ds]
+                           for f in ("diff", "low", "high"))
+        panels.append((xlabel, diff, low, high))
+    return charts.forest_chart(
+        cmp.labels[1:], panels, path,
+        f"Effect of each rule set against {cmp.labels[0]} (95% CI)",
+        filled=[effect_markers(cmp, "turns_mean"),
+                effect_markers(cmp, "first_player_win_rate")], legend=MARKER_LEGEND)
 
 
 def _positions(doc: Doc, cmp: Comparison, out: Path, stem: str) -> list[Path]:
@@ -269,11 +331,14 @@ def _positions(doc: Doc, cmp: Comparison, out: Path, stem: str) -> list[Path]:
             if i == 0:
                 rows.append([position_name(pos, r.cfg.players), labels[i], e, "—", "—", "—"])
                 continue
-            d = position_diff(cmp.base.aggregates, r.aggregates, pos)
+            d = seat_diff(cmp, i, pos)
             diff, ci, _ = fmt_diff(d, _RATE)
-            rows.append(["", labels[i], e, diff, ci, fmt_pvalue(d.p_value)])
+            rows.append(["", labels[i], e, diff, ci, fmt_p(d)])
     doc.table(["Position", "Config", "Win rate (95% CI)", f"Difference from {labels[0]}",
-               "95% CI of difference", "p-value (two-proportion z)"], rows)
+               "95% CI of difference", "p-value (test)"], rows)
+    doc.p("The first position's row is the first-player win rate of the tables above, with "
+          "the same interval and test. The other positions' differences use a two-proportion "
+          "z-test with Newcombe's interval (their game-by-game pairs are not recorded).")
     if len(players) > 1:
         return []
     n_pl = next(iter(players))

@@ -49,8 +49,7 @@ from unosim.rules.config import GameConfig
 from unosim.rules.settings import describe_difference
 
 __all__ = ["Comparison", "compare_runs", "comparison_table", "decide_together",
-           "diff_se", "questions_for", "run_label",
-           "unique_labels"]
+           "diff_se", "questions_for", "run_label", "seat_diff", "unique_labels"]
 
 NAN = float("nan")
 
@@ -234,6 +233,19 @@ def diff_se(d: Diff) -> float:
     return (d.high - d.low) / (2 * 1.959964) if math.isfinite(d.low) else NAN
 
 
+def seat_diff(cmp: Comparison, i: int, pos: int) -> Diff:
+    """Run ``i``'s win rate at seat position ``pos`` minus the baseline's.
+
+    Position 0 (the dealer's left) is the first player: its difference is the
+    headline's own (paired when the runs were), so a page gives that quantity
+    one interval and one test. Other positions have no paired moments: a
+    two-proportion z-test with Newcombe's interval.
+    """
+    d = cmp.diffs.get("first_player_win_rate", [None] * len(cmp.runs))[i] if pos == 0 else None
+    return d if d is not None else position_diff(cmp.base.aggregates, cmp.runs[i].aggregates,
+                                                 pos)
+
+
 def comparison_table(cmp: Comparison) -> pd.DataFrame:
     """Tidy rows (one per metric and config, then per seat position): compare.csv's shape."""
     rows = []
@@ -266,11 +278,10 @@ def comparison_table(cmp: Comparison) -> pd.DataFrame:
         dec = cmp.decisions.get(m.key, [None] * len(cmp.runs))
         rows += [row(m.key, m.label, i, cmp.values[m.key][i], cmp.diffs[m.key][i], dec[i],
                      qs.get(m.key)) for i in range(len(cmp.runs))]
-    base = cmp.base.aggregates
     for pos in range(min(r.cfg.players for r in cmp.runs)):
         for i, r in enumerate(cmp.runs):
             e = wilson_estimate(int(r.aggregates["wins_pos"][pos]), r.rounds)
-            d = position_diff(base, r.aggregates, pos) if i else None
+            d = seat_diff(cmp, i, pos) if i else None
             rows.append(row(f"win_rate_position_{pos}",
                             f"Win rate, {position_name(pos, r.cfg.players)}", i, e, d))
     return pd.DataFrame(rows)

@@ -30,6 +30,7 @@ from unosim.report.charts import (
     _title,
     _wrap,
     finish_axes,
+    markers_text,
 )
 
 __all__ = ["Dots", "Fit", "dots_chart"]
@@ -55,6 +56,7 @@ class Dots:
     low: Sequence[float]
     high: Sequence[float]
     fit: Fit | None = None
+    filled: Sequence[bool] | None = None  # per dot; None: by its interval (see dots_chart)
 
 
 def dots_chart(
@@ -78,8 +80,11 @@ def dots_chart(
     0, 1, ... and never joined. Numeric: dots at the x values (nudged a little)
     and each series' ``fit`` as a line with a band. ``zero`` draws the
     no-effect line; ``reference`` one grey dashed value per x (e.g. the fair
-    share), a short segment per category. A hollow dot's interval includes
-    zero when ``zero`` is set.
+    share), a short segment per category. A series' ``filled`` decides which
+    dots are filled (a sweep passes its Holm-adjusted decisions, so the chart
+    and the words agree); without it, a hollow dot's interval includes zero
+    when ``zero`` is set. The fills drawn are recorded in the PNG
+    (`unosim.report.charts.png_markers`).
     """
     categorical = xticklabels is not None
     labels = [_wrap(s.label, 30) for s in series]
@@ -95,6 +100,7 @@ def dots_chart(
     step = min(np.diff(xs_all), default=1.0) if len(xs_all) > 1 else 1.0
     spread = (0.5 if categorical else 0.25) * step
     k = len(series)
+    drawn: list[list[bool]] = []
     for j, (s, label) in enumerate(zip(series, labels, strict=True)):
         c = COLORS[j % len(COLORS)]
         offset = (j - (k - 1) / 2) * spread / max(k, 1) if k > 1 else 0.0
@@ -109,7 +115,11 @@ def dots_chart(
         finite = np.isfinite(lo) & np.isfinite(hi)
         err = np.where(finite, [y - np.where(finite, lo, y), np.where(finite, hi, y) - y], 0.0)
         ax.errorbar(x, y, yerr=err, fmt="none", ecolor=c, elinewidth=1.6, capsize=3.5)
-        solid = ~(finite & (lo <= 0) & (hi >= 0)) if zero else np.ones(len(y), bool)
+        if s.filled is not None:
+            solid = np.asarray(s.filled, dtype=bool)
+        else:
+            solid = ~(finite & (lo <= 0) & (hi >= 0)) if zero else np.ones(len(y), bool)
+        drawn.append([bool(b) for b in solid])
         ax.scatter(x[solid], y[solid], s=30, color=c, zorder=3, label=label)
         if (~solid).any():
             ax.scatter(x[~solid], y[~solid], s=30, facecolor="white", edgecolor=c,
@@ -141,4 +151,4 @@ def dots_chart(
         h = fig.get_size_inches()[1]
         fig.text(0.5, 0.06 / h, _wrap(footnote, 140), ha="center", va="bottom", fontsize=8,
                  color=FAIR_COLOR)
-    return _save(fig, path)
+    return _save(fig, path, markers_text(drawn))

@@ -18,6 +18,7 @@ shape of ``compare.csv`` plus one column per varied key.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,7 @@ from unosim.analysis.estimates import (
 from unosim.analysis.paired import (
     DEFAULT_MARGINS,
     Margin,
+    PairedDiff,
     PairMoments,
 )
 from unosim.report import charts
@@ -74,7 +76,13 @@ from unosim.report.sweep_answers import (
     numeric_axis,
     value_phrase,
 )
-from unosim.report.verdicts import margin_words, short_verdict, stopping_text
+from unosim.report.verdicts import (
+    games_factor,
+    margin_words,
+    pairing_words,
+    short_verdict,
+    stopping_text,
+)
 
 # the grid's names are re-exported: callers of a sweep need not know where the grid lives
 __all__ = ["MAX_SWEEP_CELLS", "Axis", "Cell", "Group", "Sweep", "VaryError", "build_cells",
@@ -421,10 +429,11 @@ def _method(doc: Doc, sweep: Sweep, base: str) -> None:
         return
     qs = {q.key: q for c in cmps for q in questions_for(c)}
     margins = "; ".join(f"{q.what} {margin_words(q, sweep.margins[k])}" for k, q in qs.items())
+    paired = [d for c in cmps for d in c.diffs["turns_mean"][1:] if isinstance(d, PairedDiff)]
     doc.p(f"**How the effects are decided:** each cell is compared with its baseline cell, the "
           f"cell with {base} and every other setting the same. All cells played "
-          "the same games in lockstep, so each difference is paired game by game (card luck "
-          "cancels). A change is claimed when it is established; *no difference that "
+          "the same games in lockstep, so each difference is taken game by game. "
+          + pairing_words(paired, "cells") + " A change is claimed when it is established; *no difference that "
           "matters* when two one-sided tests show it lies within the margin (" + margins
           + "); otherwise it is *not decided*. The p-values of all "
           f"{sweep.n_tests} tests of this sweep are adjusted together by Holm's method, so the "
@@ -449,9 +458,14 @@ def _effects_table(doc: Doc, sweep: Sweep) -> None:
             v = g.cmp.decisions[key][k]
             row += ["—", "—"] if e is None or v is None else [fmt_effect(e, key),
                                                               short_verdict(qs[key], v)]
+        d = g.cmp.diffs["turns_mean"][k]
+        f = games_factor(d) if isinstance(d, PairedDiff) else NAN
+        row += ([f"{d.corr:.2f}", f"{f:.1f}×"] if isinstance(d, PairedDiff) and
+                math.isfinite(f) else ["—", "—"])
         rows.append(row)
     head = [a.label for a in sweep.axes]
     for key in keys:
         head += ["mean turns: change" if key == "turns_mean" else "first-player win rate: "
                  "change", "decision"]
-    doc.table(head, rows)
+    doc.table(head + ["correlation of per-game turns", "games an unpaired comparison would "
+                      "need (× these)"], rows)

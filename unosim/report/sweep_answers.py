@@ -21,12 +21,14 @@ from unosim.analysis.trend import Trend, linear_trend
 from unosim.report.comparison import diff_se, questions_for
 from unosim.report.dots import Dots, Fit, dots_chart
 from unosim.report.grid import STACKING, Axis, cell_position, value_label
+from unosim.report.verdicts import ESTABLISHED, MARKER_LEGEND
 
 if TYPE_CHECKING:
     from unosim.report.sweep import Sweep
 
-__all__ = ["EFFECTS", "Effect", "Series", "answer_sentences", "cell_effect", "effect_charts",
-           "fmt_effect", "numeric_axis", "trend_words", "value_phrase"]
+__all__ = ["EFFECTS", "Effect", "Series", "answer_sentences", "cell_effect",
+           "decided", "effect_charts", "fmt_effect", "numeric_axis", "trend_words",
+           "value_phrase"]
 
 # The questions a sweep answers in words and charts as effects: (key, effect axis label).
 EFFECTS = (("turns_mean", "change in mean turns per round (%)"),
@@ -127,11 +129,13 @@ def _series(sweep: Sweep) -> list[Series]:
     return out
 
 
-def _runs_of(idxs: Sequence[int]) -> list[list[int]]:
-    """Consecutive value indices grouped: [2, 3, 4, 7] -> [[2, 3, 4], [7]]."""
+def _runs_of(axis: Axis, idxs: Sequence[int]) -> list[list[int]]:
+    """Value indices grouped where the values run without a gap: on players 2, 3, 4, 7,
+    [0, 1, 2, 3] -> [[0, 1, 2], [3]]; on players 2, 4, 6 every index stands alone (a
+    span "2-4" would claim the 3 players that were not run)."""
     groups: list[list[int]] = []
     for i in idxs:
-        if groups and i == groups[-1][-1] + 1:
+        if groups and i == groups[-1][-1] + 1 and axis.values[i] == axis.values[i - 1] + 1:
             groups[-1].append(i)
         else:
             groups.append([i])
@@ -143,20 +147,27 @@ def _and(parts: Sequence[str]) -> str:
 
 
 def _where(axis: Axis, idxs: Sequence[int], every: bool, word: str = "") -> str:
-    """'at every table size from 2 to 10 players', 'at 2-5 players', 'with edition X and Y'."""
+    """Where a series does something, naming only values that were run: 'at every table
+    size from 2 to 10 players' (all of 2..10 run), 'at each of 2, 4 and 6 players',
+    'at 2-5 and 8 players', 'with edition X and Y'."""
     if numeric_axis(axis):
         unit = " players" if axis.key == "players" else ""
         noun = "table size" if axis.key == "players" else axis.label
         lo, hi = axis.texts[idxs[0]], axis.texts[idxs[-1]]
+        runs = _runs_of(axis, idxs)
         if every and len(idxs) == 2:
             if not unit:
                 return f"at {noun} {lo} {'or' if word == 'undecided' else 'and'} {hi}"
             return (f"at either {lo} or {hi}{unit}" if word == "undecided"
                     else f"at both {lo} and {hi}{unit}")
-        if every and len(idxs) > 1:
+        if every and len(idxs) > 1 and len(runs) == 1:
             return f"at {'any' if word == 'undecided' else 'every'} {noun} from {lo} to {hi}{unit}"
+        if every and len(idxs) > 1:
+            each = "any" if word == "undecided" else "each"
+            listed = _and([axis.texts[i] for i in idxs])
+            return f"at {each} of {listed}{unit}" if unit else f"at {each} {noun} of {listed}"
         spans = [axis.texts[g[0]] if len(g) == 1 else f"{axis.texts[g[0]]}-{axis.texts[g[-1]]}"
-                 for g in _runs_of(idxs)]
+                 for g in runs]
         return f"at {_and(spans)}{unit}" if unit else f"at {noun} {_and(spans)}"
     labels = [axis.labels[i] for i in idxs]
     if every and len(idxs) > 1:
@@ -241,7 +252,7 @@ def effect_charts(sweep: Sweep, out: Path, stem: str) -> list[tuple[Path, str, l
                     trends.append(trend_words(s, t, key, axis))
             dots.append(Dots(s.label if len(series) > 1 else "effect", xs,
                              [e.value for e in es], [e.low for e in es], [e.high for e in es],
-                             fit))
+                             fit, [decided(e) for e in es]))
         if not dots:
             continue
         what = "mean turns per round" if key == "turns_mean" else "first-player win rate"
@@ -250,18 +261,25 @@ def effect_charts(sweep: Sweep, out: Path, stem: str) -> list[tuple[Path, str, l
         if not numeric:
             ticks = [axis.labels[int(x)] for x in sorted({x for d in dots for x in d.x})]
             dots = [Dots(d.label, [sorted({x for dd in dots for x in dd.x}).index(x)
-                                   for x in d.x], d.y, d.low, d.high) for d in dots]
+                                   for x in d.x], d.y, d.low, d.high, filled=d.filled)
+                    for d in dots]
         path = dots_chart(dots, out / f"{stem}_effect_{key}.png", title, axis.label, ylabel,
                           xticklabels=ticks, zero=True,
                           legend_title=sweep.axes[b].label if len(dots) > 1 else None,
-                          footnote="filled: the 95% interval excludes no change; hollow: it "
-                                   "includes it" + ("; lines: weighted linear trend with its "
-                                                    "95% band" if numeric else ""))
+                          footnote=MARKER_LEGEND + ("; lines: weighted linear trend with "
+                                                    "its 95% band" if numeric else ""))
         caption = (f"Paired effect of each cell against its baseline cell "
                    f"({value_phrase(sweep.axes[b], bv)}), with 95% intervals"
-                   + ("; lines are weighted linear trends" if numeric else ""))
+                   + ("; lines are weighted linear trends" if numeric else "")
+                   + "; " + MARKER_LEGEND)
         made.append((path, caption, trends))
     return made
+
+
+def decided(e: Effect) -> bool:
+    """Whether an effect's marker is filled: the Holm-adjusted decision behind the
+    sentences and the effects table established a change."""
+    return e.word in ESTABLISHED
 
 
 def trend_words(s: Series, t: Trend, key: str, axis: Axis) -> str:

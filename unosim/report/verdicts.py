@@ -12,6 +12,7 @@ decision. Figures are rounded to what their 95% interval supports.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,8 +20,9 @@ from unosim.analysis.estimates import Diff
 from unosim.analysis.paired import Margin, PairedDiff, Verdict
 from unosim.analysis.stats import ci_decimals, format_fixed
 
-__all__ = ["QUESTIONS", "Question", "decision_sentence", "margin_words", "short_verdict",
-           "stopping_text"]
+__all__ = ["CANCELS", "ESTABLISHED", "MARKER_LEGEND", "QUESTIONS", "Question",
+           "decision_sentence", "games_factor", "margin_words", "pairing_words",
+           "short_verdict", "stopping_text"]
 
 
 @dataclass(frozen=True)
@@ -48,19 +50,30 @@ QUESTIONS: tuple[Question, ...] = (
 )
 
 
+# the decisions that claim a change; an effect chart fills exactly these markers
+ESTABLISHED = ("higher", "lower")
+# what a filled marker means, on every effect chart (sweep and compare) and in its caption
+MARKER_LEGEND = ("filled: a change established after Holm's adjustment, as the verdicts say; "
+                 "hollow: not established (intervals: 95%, unadjusted)")
+
+
 def _p(p: float) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.2g}"
 
 
 def _nums(q: Question, d: Diff, va: float, vb: float) -> tuple[str, int]:
-    """'46.6 vs 45.6 turns (difference -0.98, 95% CI -1.04 to -0.92' and the decimals."""
+    """'45.6 vs 46.6 turns (difference -0.98, 95% CI -1.04 to -0.92' and the decimals.
+
+    The subject's value ``vb`` comes first, as the sentence names it first
+    ("stacking vs classic"), and the difference is ``vb - va``.
+    """
     s = 100.0 if q.rate else 1.0
     lo, hi = s * d.low, s * d.high
     dec = ci_decimals(lo, hi) if math.isfinite(lo) and hi > lo else 2
     unit = "%" if q.rate else f" {q.unit}"
     pts = " points" if q.rate else ""
-    text = (f"{format_fixed(s * va, dec)}{'%' if q.rate else ''} vs "
-            f"{format_fixed(s * vb, dec)}{unit} (difference {format_fixed(s * d.diff, dec, True)}"
+    text = (f"{format_fixed(s * vb, dec)}{'%' if q.rate else ''} vs "
+            f"{format_fixed(s * va, dec)}{unit} (difference {format_fixed(s * d.diff, dec, True)}"
             f"{pts}")
     if math.isfinite(lo):
         text += f", 95% CI {format_fixed(lo, dec, True)} to {format_fixed(hi, dec, True)}{pts}"
@@ -87,7 +100,7 @@ def decision_sentence(q: Question, base: str, who: str, d: Diff, v: Verdict, va:
     >>> d = Diff(-0.98, -1.04, -0.92, 1e-9, "paired t", -0.021)
     >>> print(decision_sentence(QUESTIONS[0], "classic", "stacking", d,
     ...       verdict(-0.98, 1e-9, 0.9, 0.47), 46.6, 45.62, 100_000, players=4, relative=0.01))
-    Stacking makes 4-player rounds shorter: 46.600 vs 45.620 turns (difference -0.980, 95% CI \
+    Stacking makes 4-player rounds shorter: 45.620 vs 46.600 turns (difference -0.980, 95% CI \
 -1.040 to -0.920; paired t, 100,000 games each, Holm-adjusted p < 0.001), by more than the \
 ±0.470 turns margin, 1% of the baseline.
     """
@@ -159,3 +172,56 @@ def stopping_text(stop: dict[str, Any]) -> str:
                f"{hw_text}): the intervals are wider than asked.")
             + " The rule looks only at the interval's width, never at a verdict, so "
               "stopping does not bias the decisions.")
+
+
+# Pairing is said to cancel card luck where an unpaired comparison would need at
+# least this many times the games (a per-game correlation of about 0.5 or more).
+CANCELS = 2.0
+
+
+def games_factor(d: PairedDiff) -> float:
+    """How many times the games an unpaired comparison would need for the same
+    precision: (unpaired / paired standard error)²; nan when unknown.
+
+    >>> games_factor(PairedDiff(1.0, 0.5, 1.5, 0.01, "paired t", 0.1, float("nan"), 0.1, 0.2,
+    ...                         0.6, 1000, 10.0))
+    4.0
+    """
+    if not (d.se > 0 and math.isfinite(d.se_unpaired)):
+        return math.nan
+    return (d.se_unpaired / d.se) ** 2
+
+
+def _span(xs: Sequence[float], fmt: str) -> str:
+    lo, hi = format(min(xs), fmt), format(max(xs), fmt)
+    return lo if lo == hi else f"{lo} to {hi}"
+
+
+def pairing_words(diffs: Sequence[PairedDiff], noun: str = "configs") -> str:
+    """How much pairing helped the round-length differences, in one sentence, claiming
+    that card luck cancels only where it did (see `CANCELS`); "" without paired diffs.
+
+    >>> d = PairedDiff(1.0, 0.5, 1.5, 0.01, "paired t", 0.1, float("nan"), 0.1, 0.102,
+    ...                0.02, 1000, 10.0)
+    >>> pairing_words([d])
+    'The per-game correlation of turns with the baseline is 0.02, so an unpaired \
+comparison would need 1.0 times the games for the same precision: pairing helped little \
+here, because the change makes the same shuffles play out differently (card luck does not \
+cancel).'
+    """
+    ds = [d for d in diffs if not d.identical and math.isfinite(games_factor(d))]
+    if not ds:
+        return ""
+    factors = [games_factor(d) for d in ds]
+    text = (f"The per-game correlation of turns with the baseline is "
+            f"{_span([d.corr for d in ds], '.2f')}, so an unpaired comparison would need "
+            f"{_span(factors, '.1f')} times the games for the same precision: ")
+    cancel = sum(f >= CANCELS for f in factors)
+    if cancel == len(ds):
+        return text + "card luck largely cancels in the differences."
+    if cancel == 0:
+        return text + ("pairing helped little here, because the change makes the same "
+                       "shuffles play out differently (card luck does not cancel).")
+    return text + (f"card luck largely cancels for {cancel} of the {len(ds)} {noun} (those "
+                   f"where an unpaired comparison would need at least {CANCELS:g} times the "
+                   "games), not for the others.")
