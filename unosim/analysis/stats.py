@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from numbers import Integral
 from statistics import NormalDist
 from types import ModuleType
 
@@ -357,13 +358,17 @@ def wilson_interval(k: float | Fraction, n: int, conf: float = 0.95
     if n == 0:
         return NAN, NAN, NAN
     n = int(n)
-    kq = k if isinstance(k, Fraction) else Fraction(k if isinstance(k, float) else int(k))
+    if isinstance(k, Integral):  # integer ratios are correctly rounded as they are
+        ki = int(k)
+        p, spread = ki / n, ki * (n - ki) / n
+    else:
+        kq = Fraction(k)
+        p, spread = float(kq / n), float(kq * (n - kq) / n)
     z = z_crit(conf)
-    p = float(kq / n)
     z2 = z * z
     denom = n + z2
-    centre = (float(kq) + z2 / 2.0) / denom
-    half = z * math.sqrt(float(kq * (n - kq) / n) + z2 / 4.0) / denom
+    centre = (float(k) + z2 / 2.0) / denom
+    half = z * math.sqrt(spread + z2 / 4.0) / denom
     low = 0.0 if k == 0 else max(0.0, centre - half)
     high = 1.0 if k == n else min(1.0, centre + half)
     return p, low, high
