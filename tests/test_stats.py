@@ -484,3 +484,26 @@ def test_paired_and_trend_are_exact_and_order_free() -> None:
     for _ in range(5):
         p = rng.permutation(len(xs))
         assert linear_trend([xs[i] for i in p], [ys[i] for i in p], [ses[i] for i in p]) == t
+
+
+def test_a_match_config_beside_round_configs_pairs_by_ratio() -> None:
+    """compare classic match: the match side's games hold several rounds, so its
+    per-round rates pair as ratios (the call with match=False used to raise)."""
+    from unosim.analysis.paired import NGF, paired_diff
+    from unosim.engine import batch as B
+
+    rng = np.random.default_rng(9)
+    fa = np.zeros((400, NGF), np.int64)
+    fa[:, B.GF_ROUNDS], fa[:, B.GF_TURNS] = 1, rng.integers(10, 90, 400)
+    fa[:, B.GF_FIRST_WINS] = rng.integers(0, 2, 400)
+    fb = fa.copy()
+    fb[:, B.GF_ROUNDS] = rng.integers(1, 6, 400)
+    fb[:, B.GF_FIRST_WINS] = rng.integers(0, fb[:, B.GF_ROUNDS] + 1)
+    fb[:, B.GF_TURNS] = 40 * fb[:, B.GF_ROUNDS]
+    pm = PairMoments.from_features(fa, fb)
+    for key in ("first_player_win_rate", "turns_mean"):
+        d = paired_diff(pm, key, match=False)
+        assert d == paired_diff(pm, key, match=True) and d is not None
+        assert d.test == "paired t" and d.low < d.diff < d.high
+    rounds_only = PairMoments.from_features(fa, fa[::-1].copy())  # one round a game
+    assert paired_diff(rounds_only, "first_player_win_rate", match=False).test == "McNemar"

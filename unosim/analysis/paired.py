@@ -244,6 +244,11 @@ def paired_diff(pm: PairMoments, key: str, match: bool, players: int = 0
     if spec is None:
         return None
     how, num, den = spec
+    if den is not None and not match:
+        # a match-mode config beside round-mode ones: its games hold several rounds, so
+        # per-round figures are ratios on both sides (a one-round game's ratio is exact)
+        k, n = pm.k, int(pm.n)
+        match = int(pm.s[den]) != n or int(pm.s[k + den]) != n
     if how in ("rate", "fair") and (den is None or not match):
         d = pm.rate_diff(num)
     else:
