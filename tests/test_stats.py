@@ -5,7 +5,7 @@ headline estimates with exact per-round intervals."""
 from __future__ import annotations
 
 import math
-import time
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -21,19 +21,24 @@ from unosim.analysis.estimates import (
     per_round_estimate,
     per_round_se,
 )
+from unosim.analysis.paired import PairMoments
 from unosim.analysis.stats import (
     HistSummary,
     bootstrap_diff_hist,
+    chi2_sf,
     chi_square_uniform,
     ci_decimals,
     diff_of_means_hist,
     format_ci,
+    hist_sums,
     mann_whitney_hist,
     quantile_hist,
+    sqrt_ratio,
     summarize_hist,
     two_proportion_test,
     wilson_interval,
 )
+from unosim.analysis.trend import linear_trend
 
 
 def expand(hist: np.ndarray) -> np.ndarray:
@@ -234,14 +239,14 @@ def test_mann_whitney_matches_scipy(seed: int, cont: bool) -> None:
 def test_mann_whitney_edge_cases_and_scale() -> None:
     assert all(math.isnan(x) for x in mann_whitney_hist([], [1, 2]))
     assert mann_whitney_hist([0, 5], [0, 7]) == (17.5, 1.0)  # all tied
-    # millions of rounds: O(bins), exact U
+    # two trillion rounds each, which no expansion could hold: O(bins), exact U
     rng = np.random.default_rng(5)
-    h1 = turns_hist(rng, 2000) * 1000
-    h2 = turns_hist(rng, 2000, shift=1) * 1000
-    t0 = time.perf_counter()
+    h1 = turns_hist(rng, 2000) * 10**9
+    h2 = turns_hist(rng, 2000, shift=1) * 10**9
     u, p = mann_whitney_hist(h1, h2)
-    assert time.perf_counter() - t0 < 0.1
-    assert u == int(u * 2) / 2 and 0 <= u <= h1.sum() * h2.sum()
+    n1, n2 = int(h1.sum()), int(h2.sum())
+    u_small, _ = mann_whitney_hist(h1 // 10**9, h2 // 10**9)
+    assert u == u_small * 10**18 and 0 <= u <= n1 * n2  # U scales exactly
     assert p < 1e-6
 
 
@@ -393,3 +398,111 @@ def test_chi2_tail_without_scipy_matches_scipy() -> None:
             want = float(special.chdtrc(df, x))
             got = chi2_sf(x, df)
             assert abs(got - want) <= 1e-12 + 1e-9 * want, (df, x, got, want)
+
+
+# --------------------------------------------------------------------------- #
+# Exact moments: integer sums, one rounding (the same digits on every machine)
+# --------------------------------------------------------------------------- #
+
+
+def _is_nearest_sqrt(r: float, q: Fraction) -> bool:
+    """Whether ``r`` is the float nearest to sqrt(q): q lies between the squares of
+    the midpoints to r's neighbours (exact rational comparisons)."""
+    lo = (Fraction(r) + Fraction(math.nextafter(r, 0.0))) / 2
+    hi = (Fraction(r) + Fraction(math.nextafter(r, math.inf))) / 2
+    return lo * lo <= q <= hi * hi
+
+
+def test_sqrt_ratio_is_correctly_rounded() -> None:
+    rng = np.random.default_rng(11)
+    cases = [(2, 1), (1, 3), (10**40 + 7, 3), (5, 10**40), (2**106 - 1, 1), (49, 4)]
+    cases += [(int(a), int(b)) for a, b in rng.integers(1, 2**62, size=(300, 2))]
+    cases += [(int(a) ** 3, int(b)) for a, b in rng.integers(1, 2**40, size=(100, 2))]
+    for num, den in cases:
+        assert _is_nearest_sqrt(sqrt_ratio(num, den), Fraction(num, den)), (num, den)
+    assert sqrt_ratio(49, 4) == 3.5 and sqrt_ratio(0, 5) == 0.0
+    assert sqrt_ratio(2) == math.sqrt(2)  # IEEE sqrt is correctly rounded too
+    with pytest.raises(ValueError):
+        sqrt_ratio(-1, 2)
+
+
+@pytest.mark.parametrize("scale", [1, 10**9])
+def test_moments_are_exact(scale: int) -> None:
+    """mean, std and sem are the exact values of the integer sums, each rounded once,
+    also at counts where float dot products would lose digits."""
+    rng = np.random.default_rng(scale)
+    h = turns_hist(rng, 5000) * scale
+    h[-1] += 1  # not a multiple: the scaled sums stay odd
+    vals = range(len(h))
+    n = sum(int(c) for c in h)
+    s1 = sum(v * int(c) for v, c in zip(vals, h, strict=True))
+    s2 = sum(v * v * int(c) for v, c in zip(vals, h, strict=True))
+    assert hist_sums(h) == (n, s1, s2)
+    var = Fraction(n * s2 - s1 * s1, n * (n - 1))
+    s = summarize_hist(h)
+    assert s.mean == float(Fraction(s1, n))
+    assert _is_nearest_sqrt(s.std, var) and _is_nearest_sqrt(s.sem, var / n)
+    s1_reversed = sum(v * int(c) for v, c in zip(vals, h[::-1], strict=True))
+    assert diff_of_means_hist(h, h[::-1].copy()).diff == float(Fraction(s1_reversed - s1, n))
+
+
+def test_tests_on_counts_are_exact() -> None:
+    """Chi-square, Mann-Whitney and the per-round error from exact integers, at any size."""
+    c = [10**12 + 3, 10**12 - 7, 10**12 + 11]
+    total = sum(c)
+    chi2 = sum((Fraction(x) - Fraction(total, 3)) ** 2 / Fraction(total, 3) for x in c)
+    assert chi_square_uniform(c) == chi2_sf(float(chi2), 2)
+    # beyond int64: U is still exact (2·n1·n2 is about 2e22)
+    a, b = np.array([10**10, 3 * 10**10 + 1]), np.array([2 * 10**10, 10**10])
+    u, _ = mann_whitney_hist(a, b)
+    assert u == (int(a[1]) * int(b[0]) * 2 + int(a[0]) * int(b[0]) + int(a[1]) * int(b[1])) / 2
+    agg = fake_aggregates(np.random.default_rng(3), 2000)
+    x = [int(v) for v in agg["x"]]
+    n = len(x)
+    _, se, _ = per_round_se(agg, 0)
+    var = (Fraction(sum(v * v for v in x)) - Fraction(sum(x)) ** 2 / n) / (n - 1)
+    assert _is_nearest_sqrt(se, var / n)
+
+
+def test_paired_and_trend_are_exact_and_order_free() -> None:
+    """The paired error from exact rational moments; the trend the same bits whatever
+    order its points come in (no summation order decides a digit)."""
+    rng = np.random.default_rng(4)
+    fa = rng.integers(5, 80, size=(500, 2))
+    fb = fa + rng.integers(-3, 5, size=fa.shape)
+    d = PairMoments.from_features(fa, fb).mean_diff(0)
+    u = [Fraction(int(y) - int(x)) for x, y in zip(fa[:, 0], fb[:, 0], strict=True)]
+    n = len(u)
+    mean = sum(u) / n
+    var = sum((v - mean) ** 2 for v in u) / (n - 1)
+    assert d.diff == float(mean) and _is_nearest_sqrt(d.se, var / n)
+    xs = [2, 3, 4, 5, 6, 7, 8]
+    ys = [float(v) / 7 for v in rng.integers(0, 100, len(xs))]
+    ses = [float(v) / 13 for v in rng.integers(1, 20, len(xs))]
+    t = linear_trend(xs, ys, ses)
+    for _ in range(5):
+        p = rng.permutation(len(xs))
+        assert linear_trend([xs[i] for i in p], [ys[i] for i in p], [ses[i] for i in p]) == t
+
+
+def test_a_match_config_beside_round_configs_pairs_by_ratio() -> None:
+    """compare classic match: the match side's games hold several rounds, so its
+    per-round rates pair as ratios (the call with match=False used to raise)."""
+    from unosim.analysis.paired import NGF, paired_diff
+    from unosim.engine import batch as B
+
+    rng = np.random.default_rng(9)
+    fa = np.zeros((400, NGF), np.int64)
+    fa[:, B.GF_ROUNDS], fa[:, B.GF_TURNS] = 1, rng.integers(10, 90, 400)
+    fa[:, B.GF_FIRST_WINS] = rng.integers(0, 2, 400)
+    fb = fa.copy()
+    fb[:, B.GF_ROUNDS] = rng.integers(1, 6, 400)
+    fb[:, B.GF_FIRST_WINS] = rng.integers(0, fb[:, B.GF_ROUNDS] + 1)
+    fb[:, B.GF_TURNS] = 40 * fb[:, B.GF_ROUNDS]
+    pm = PairMoments.from_features(fa, fb)
+    for key in ("first_player_win_rate", "turns_mean"):
+        d = paired_diff(pm, key, match=False)
+        assert d == paired_diff(pm, key, match=True) and d is not None
+        assert d.test == "paired t" and d.low < d.diff < d.high
+    rounds_only = PairMoments.from_features(fa, fa[::-1].copy())  # one round a game
+    assert paired_diff(rounds_only, "first_player_win_rate", match=False).test == "McNemar"

@@ -175,12 +175,13 @@ def per_round_se(agg: Aggregates, idx: int) -> tuple[float, float, float]:
     n = n_rounds(agg)
     if n == 0:
         return NAN, NAN, NAN
-    mean = float(agg["sums"][idx]) / n
+    s = int(agg["sums"][idx])
     sq = agg.get("sums_sq")
     if sq is None or n < 2:
-        return mean, NAN, NAN
-    var = max(0.0, (float(sq[idx]) - n * mean * mean) / (n - 1))
-    return mean, math.sqrt(var / n), float(n - 1)
+        return s / n, NAN, NAN
+    # se² = (n·Σx² - (Σx)²) / (n²(n-1)): exact integers, one rounding
+    return s / n, stats.sqrt_ratio(max(0, n * int(sq[idx]) - s * s), n * n * (n - 1)), \
+        float(n - 1)
 
 
 def per_round_estimate(agg: Aggregates, idx: int) -> Estimate:

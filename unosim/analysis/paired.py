@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from fractions import Fraction
 
 import numpy as np
 
@@ -125,10 +126,13 @@ class PairMoments:
     def k(self) -> int:
         return len(self.s) // 2
 
-    def _cov(self) -> np.ndarray:
-        n = self.n
-        s = self.s.astype(np.float64)
-        return (self.m.astype(np.float64) - np.outer(s, s) / n) / (n - 1)
+    def _cov(self, u: dict[int, Fraction], v: dict[int, Fraction]) -> Fraction:
+        """Exact sample covariance of the per-game combinations ``Σ u[i]·x_i`` and
+        ``Σ v[j]·x_j``: rational arithmetic on the integer moments, so no BLAS
+        kernel or summation order can move a digit."""
+        n = int(self.n)
+        return sum((u[i] * v[j] * (n * int(self.m[i, j]) - int(self.s[i]) * int(self.s[j]))
+                    for i in u for j in v), Fraction(0)) / (n * (n - 1))
 
     def identical(self, cols: Sequence[int]) -> bool:
         """Whether every game has the same value of each feature in ``cols`` in both."""
@@ -143,36 +147,34 @@ class PairMoments:
         (delta method): ``u = (x - r·R)/mean(R)``; with ``R`` = 1 per game this
         is the exact per-game difference.
         """
-        k, n = self.k, self.n
-        s = self.s.astype(np.float64)
+        k, n = self.k, int(self.n)
+        s = [int(x) for x in self.s]
+        # ca, cb: the per-game linearisation of each side, as exact coefficients
         if den is None:
-            ra = rb = 1.0
-            va, vb = float(s[num]) / n, float(s[k + num]) / n
-            ca = np.zeros(2 * k)
-            ca[num] = 1.0
-            cb = np.zeros(2 * k)
-            cb[k + num] = 1.0
+            qa, qb = Fraction(s[num], n), Fraction(s[k + num], n)
+            ca, cb = {num: Fraction(1)}, {k + num: Fraction(1)}
         else:
-            ra, rb = float(s[den]) / n, float(s[k + den]) / n
-            va, vb = float(s[num]) / float(s[den]), float(s[k + num]) / float(s[k + den])
-            ca = np.zeros(2 * k)
-            ca[num], ca[den] = 1.0 / ra, -va / ra
-            cb = np.zeros(2 * k)
-            cb[k + num], cb[k + den] = 1.0 / rb, -vb / rb
-        diff = vb - va
+            qa, qb = Fraction(s[num], s[den]), Fraction(s[k + num], s[k + den])
+            ra, rb = Fraction(s[den], n), Fraction(s[k + den], n)
+            ca = {num: 1 / ra, den: -qa / ra}
+            cb = {k + num: 1 / rb, k + den: -qb / rb}
+        va, diff = float(qa), float(qb - qa)
         cols = [num] + ([den] if den is not None else [])
         if self.identical(cols):
             return identical_diff(n, va)
         if n < 2:
             return _paired(diff, NAN, NAN, NAN, "paired t", se=NAN, se_u=NAN, corr=NAN, n=n,
                            base=va)
-        cov = self._cov()
-        var_a, var_b = float(ca @ cov @ ca), float(cb @ cov @ cb)
-        var_d = max(0.0, var_a + var_b - 2 * float(ca @ cov @ cb))
-        se = math.sqrt(var_d / n)
-        se_u = math.sqrt(max(0.0, var_a + var_b) / n)
-        corr = float(ca @ cov @ cb) / math.sqrt(var_a * var_b) if var_a > 0 and var_b > 0 \
-            else NAN
+        var_a, var_b, cov_ab = self._cov(ca, ca), self._cov(cb, cb), self._cov(ca, cb)
+        var_d = max(Fraction(0), var_a + var_b - 2 * cov_ab) / n
+        se = stats.sqrt_fraction(var_d)
+        var_u = max(Fraction(0), var_a + var_b) / n
+        se_u = stats.sqrt_fraction(var_u)
+        if var_a > 0 and var_b > 0:
+            r2 = cov_ab * cov_ab / (var_a * var_b)
+            corr = math.copysign(stats.sqrt_fraction(r2), cov_ab)
+        else:
+            corr = NAN
         t = stats.t_crit(0.95, n - 1)
         p = _t_p(diff / se, n - 1) if se > 0 else (1.0 if diff == 0 else 0.0)
         return _paired(diff, diff - t * se, diff + t * se, p, "paired t", se=se, se_u=se_u,
@@ -180,7 +182,7 @@ class PairMoments:
 
     def rate_diff(self, col: int) -> PairedDiff:
         """Paired proportions of the 0/1 feature ``col``: Newcombe's interval, McNemar's test."""
-        k, n = self.k, self.n
+        k, n = self.k, int(self.n)
         both = int(self.m[col, k + col])
         ka, kb = int(self.s[col]), int(self.s[k + col])
         n10, n01 = ka - both, kb - both  # a only, b only
@@ -192,14 +194,14 @@ class PairMoments:
         _, lb, ub = stats.wilson_interval(kb, n)
         denom = (both + n10) * (n01 + n00) * (both + n01) * (n10 + n00)
         phi = (both * n00 - n10 * n01) / math.sqrt(denom) if denom > 0 else 0.0
-        d = pb - pa
+        d = (kb - ka) / n  # exact, rounded once
         delta = math.sqrt(max(0.0, (pb - lb) ** 2 - 2 * phi * (pb - lb) * (ua - pa)
                               + (ua - pa) ** 2))
         eps = math.sqrt(max(0.0, (ub - pb) ** 2 - 2 * phi * (ub - pb) * (pa - la)
                             + (pa - la) ** 2))
         chi2 = (n01 - n10) ** 2 / (n01 + n10)
         p = stats.chi2_sf(chi2, 1)
-        se = math.sqrt(max(0.0, (n01 + n10) / n - d * d) / n)
+        se = stats.sqrt_ratio(max(0, (n01 + n10) * n - (n01 - n10) ** 2), n ** 3)
         se_u = math.sqrt((pa * (1 - pa) + pb * (1 - pb)) / n)
         va, vb = pa * (1 - pa), pb * (1 - pb)
         corr = (both / n - pa * pb) / math.sqrt(va * vb) if va > 0 and vb > 0 else NAN
@@ -242,6 +244,11 @@ def paired_diff(pm: PairMoments, key: str, match: bool, players: int = 0
     if spec is None:
         return None
     how, num, den = spec
+    if den is not None and not match:
+        # a match-mode config beside round-mode ones: its games hold several rounds, so
+        # per-round figures are ratios on both sides (a one-round game's ratio is exact)
+        k, n = pm.k, int(pm.n)
+        match = int(pm.s[den]) != n or int(pm.s[k + den]) != n
     if how in ("rate", "fair") and (den is None or not match):
         d = pm.rate_diff(num)
     else:

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
+from numbers import Integral
 from statistics import NormalDist
 from types import ModuleType
 
@@ -40,11 +42,14 @@ __all__ = [
     "diff_of_means_hist",
     "format_ci",
     "format_fixed",
+    "hist_sums",
     "mann_whitney_hist",
     "quantile_hist",
     "summarize_hist",
     "chi2_sf",
     "norm_sf",
+    "sqrt_fraction",
+    "sqrt_ratio",
     "t_cdf",
     "t_crit",
     "t_ppf",
@@ -174,22 +179,69 @@ def _pad(h1: np.ndarray, h2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.pad(h1, (0, m - h1.size)), np.pad(h2, (0, m - h2.size))
 
 
+def hist_sums(hist: ArrayLike) -> tuple[int, int, int]:
+    """(n, sum of v, sum of v²) over the rounds of a histogram, as exact integers.
+
+    Python integers, never floats or numpy reductions: every moment is a ratio
+    of these, rounded once, so no BLAS kernel, SIMD width or summation order
+    can move a printed digit.
+
+    >>> hist_sums([0, 2, 1])  # values 1, 1, 2
+    (3, 4, 6)
+    """
+    h = _as_hist(hist)
+    nz = np.flatnonzero(h)
+    vals, cnts = nz.tolist(), h[nz].tolist()
+    n = sum(cnts)
+    s1 = sum(v * c for v, c in zip(vals, cnts, strict=True))
+    s2 = sum(v * v * c for v, c in zip(vals, cnts, strict=True))
+    return n, s1, s2
+
+
+def sqrt_ratio(num: int, den: int = 1) -> float:
+    """sqrt(num / den) for integers, correctly rounded (one rounding of the exact root).
+
+    The integer square root of the scaled ratio keeps two guard bits and a
+    sticky bit, so the one conversion to float rounds as IEEE would round the
+    exact value: the same bits on every machine.
+
+    >>> sqrt_ratio(2) == math.sqrt(2), sqrt_ratio(1, 4), sqrt_ratio(0, 7)
+    (True, 0.5, 0.0)
+    """
+    if den <= 0 or num < 0:
+        raise ValueError(f"need num >= 0 and den > 0, got {num}/{den}")
+    if num == 0:
+        return 0.0
+    shift = 112 - (num.bit_length() - den.bit_length())
+    shift += shift & 1  # even, so the root scales by a whole power of two
+    top, bottom = (num << shift, den) if shift >= 0 else (num, den << -shift)
+    scaled, rem = divmod(top, bottom)
+    root = math.isqrt(scaled)  # at least 55 bits
+    if rem or root * root != scaled:
+        root |= 1  # inexact: the sticky bit rounds as the true root would
+    return math.ldexp(float(root), -shift // 2)
+
+
+def sqrt_fraction(q: Fraction) -> float:
+    """`sqrt_ratio` of a non-negative rational.
+
+    >>> sqrt_fraction(Fraction(9, 4))
+    1.5
+    """
+    return sqrt_ratio(q.numerator, q.denominator)
+
+
 def _moments(h: np.ndarray) -> tuple[int, float, float]:
     """(n, mean, sample variance) of a histogram; nan where undefined.
 
-    The variance is computed about the mean (two-pass) rather than from raw
-    power sums, which would lose precision for large values and counts.
+    Exact: the variance is (n·Σv² - (Σv)²) / (n(n-1)) in integers, one rounding.
     """
-    n = int(h.sum())
+    n, s1, s2 = hist_sums(h)
     if n == 0:
         return 0, NAN, NAN
-    v = np.arange(h.size, dtype=np.float64)
-    hf = h.astype(np.float64)
-    mean = float(hf @ v) / n
     if n < 2:
-        return n, mean, NAN
-    var = float(hf @ (v - mean) ** 2) / (n - 1)
-    return n, mean, var
+        return n, s1 / n, NAN
+    return n, s1 / n, (n * s2 - s1 * s1) / (n * (n - 1))
 
 
 def _quantile_rows(counts: np.ndarray, q: float) -> np.ndarray:
@@ -248,12 +300,14 @@ def t_crit(conf: float, df: float) -> float:
 def summarize_hist(hist: ArrayLike, conf: float = 0.95) -> HistSummary:
     """Summarise a histogram without expanding it (O(bins), any number of rounds)."""
     h = _as_hist(hist)
-    n, mean, var = _moments(h)
+    n, s1, s2 = hist_sums(h)
     if n == 0:
         return HistSummary(0, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, conf)
     nz = np.flatnonzero(h)
-    std = math.sqrt(var) if n >= 2 else NAN
-    sem = std / math.sqrt(n) if n >= 2 else NAN
+    mean = s1 / n
+    ss = n * s2 - s1 * s1  # n(n-1) times the sample variance, exact
+    std = sqrt_ratio(ss, n * (n - 1)) if n >= 2 else NAN
+    sem = sqrt_ratio(ss, n * n * (n - 1)) if n >= 2 else NAN
     if n >= 2:
         half = t_crit(conf, n - 1) * sem
         lo, hi = mean - half, mean + half
@@ -290,22 +344,31 @@ def z_crit(conf: float) -> float:
     return _NORMAL.inv_cdf(0.5 + conf / 2.0)
 
 
-def wilson_interval(k: int, n: int, conf: float = 0.95) -> tuple[float, float, float]:
+def wilson_interval(k: float | Fraction, n: int, conf: float = 0.95
+                    ) -> tuple[float, float, float]:
     """Wilson score interval (rate, low, high) for k successes in n trials.
 
     Wilson rather than Wald because win rates near 0 or 1 (and small pilot runs)
     make the Wald interval overshoot [0, 1] and under-cover. ``n == 0`` gives nans.
+    ``k`` may be a fraction (match wins shared k ways); the rate is then still
+    its exact ratio, rounded once.
     """
     if n < 0 or k < 0 or k > n:
         raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
     if n == 0:
         return NAN, NAN, NAN
+    n = int(n)
+    if isinstance(k, Integral):  # integer ratios are correctly rounded as they are
+        ki = int(k)
+        p, spread = ki / n, ki * (n - ki) / n
+    else:
+        kq = Fraction(k)
+        p, spread = float(kq / n), float(kq * (n - kq) / n)
     z = z_crit(conf)
-    p = k / n
     z2 = z * z
     denom = n + z2
-    centre = (k + z2 / 2.0) / denom
-    half = z * math.sqrt(k * (n - k) / n + z2 / 4.0) / denom
+    centre = (float(k) + z2 / 2.0) / denom
+    half = z * math.sqrt(spread + z2 / 4.0) / denom
     low = 0.0 if k == 0 else max(0.0, centre - half)
     high = 1.0 if k == n else min(1.0, centre + half)
     return p, low, high
@@ -362,11 +425,13 @@ def chi_square_uniform(counts: ArrayLike) -> float:
     wants expected counts of about 5 or more per category. ``nan`` when there
     are fewer than two categories or no observations.
     """
-    c = _as_hist(counts)
-    if c.size < 2 or c.sum() == 0:
+    c = _as_hist(counts).tolist()
+    total = sum(c)
+    if len(c) < 2 or total == 0:
         return NAN
-    expected = c.sum() / c.size
-    return chi2_sf(float(((c - expected) ** 2 / expected).sum()), c.size - 1)
+    # sum of (c - N/k)² / (N/k) is (k·Σc² - N²) / N: exact integers, one division
+    chi2 = (len(c) * sum(x * x for x in c) - total * total) / total
+    return chi2_sf(chi2, len(c) - 1)
 
 
 # --------------------------------------------------------------------------- #
@@ -397,22 +462,27 @@ def diff_of_means_hist(h1: ArrayLike, h2: ArrayLike, conf: float = 0.95) -> Mean
     Welch rather than pooled-variance because rule changes routinely change
     the spread of round lengths as well as their mean.
     """
-    n1, m1, v1 = _moments(_as_hist(h1))
-    n2, m2, v2 = _moments(_as_hist(h2))
-    d = m2 - m1
-    rel = d / m1 if m1 else NAN
+    n1, a1, b1 = hist_sums(h1)
+    n2, a2, b2 = hist_sums(h2)
+    m1 = a1 / n1 if n1 else NAN
+    m2 = a2 / n2 if n2 else NAN
+    d = (a2 * n1 - a1 * n2) / (n1 * n2) if n1 and n2 else m2 - m1  # exact, rounded once
+    rel = (a2 * n1 - a1 * n2) / (a1 * n2) if n2 and a1 else NAN
     if n1 < 2 or n2 < 2:
         return MeanDiff(m1, m2, d, NAN, NAN, rel, NAN, conf)
-    _, low, high, p_value = welch_diff(m1, math.sqrt(v1 / n1), n1 - 1,
-                                       m2, math.sqrt(v2 / n2), n2 - 1, conf)
+    se1 = sqrt_ratio(n1 * b1 - a1 * a1, n1 * n1 * (n1 - 1))
+    se2 = sqrt_ratio(n2 * b2 - a2 * a2, n2 * n2 * (n2 - 1))
+    _, low, high, p_value = welch_diff(m1, se1, n1 - 1, m2, se2, n2 - 1, conf, diff=d)
     return MeanDiff(m1, m2, d, low, high, rel, p_value, conf)
 
 
 def welch_diff(m1: float, se1: float, df1: float, m2: float, se2: float, df2: float,
-               conf: float = 0.95) -> tuple[float, float, float, float]:
+               conf: float = 0.95, diff: float | None = None
+               ) -> tuple[float, float, float, float]:
     """Welch difference ``m2 - m1``: (diff, low, high, p) from two means'
-    standard errors and degrees of freedom (also for batch-means estimates)."""
-    d = m2 - m1
+    standard errors and degrees of freedom (also for batch-means estimates).
+    ``diff``, when given, is ``m2 - m1`` computed exactly by the caller."""
+    d = m2 - m1 if diff is None else diff
     a, b = se1 * se1, se2 * se2
     se = math.sqrt(a + b)
     if not math.isfinite(se):
@@ -437,33 +507,38 @@ def mann_whitney_hist(
     ``(nan, nan)`` if either sample is empty and p = 1 if all values are equal.
     """
     a, b = _pad(_as_hist(h1), _as_hist(h2))
-    n1, n2 = int(a.sum()), int(b.sum())
+    nz = np.flatnonzero(a + b)
+    av, bv = a[nz].tolist(), b[nz].tolist()
+    n1, n2 = sum(av), sum(bv)
     if n1 == 0 or n2 == 0:
         return NAN, NAN
-    # U1 = #{(x, y): x > y} + #{x == y} / 2, so 2*U1 is an exact integer.
-    b_below = np.cumsum(b) - b
-    if 2 * n1 * n2 < 2**63:
-        u1 = int(np.sum(a * (2 * b_below + b))) / 2.0
-    else:  # beyond int64 (~2e9 rounds each): float, no longer exact
-        u1 = float(np.sum(a * (b_below + b / 2.0)))
+    # U1 = #{(x, y): x > y} + #{x == y} / 2, so 2*U1 is an exact integer; the tie
+    # term sum(t³ - t) too. Python integers: exact at any number of rounds.
+    u1_twice = ties = below = 0
+    for x, y in zip(av, bv, strict=True):
+        u1_twice += x * (2 * below + y)
+        below += y
+        t = x + y
+        ties += t * t * t - t
     n = n1 + n2
-    t = (a + b).astype(np.float64)
-    tie_term = float(np.sum(t * (t * t - 1.0))) / (n * (n - 1.0))
-    var = n1 * n2 / 12.0 * ((n + 1.0) - tie_term)
-    if var <= 0.0:
+    # var = n1·n2/12 · ((n+1) - ties/(n(n-1))) = n1·n2·var_num / (12·n(n-1))
+    var_num = (n + 1) * n * (n - 1) - ties
+    u1 = u1_twice / 2
+    if var_num <= 0:
         return u1, 1.0
-    mu = n1 * n2 / 2.0
-    u = max(u1, n1 * n2 - u1)
-    z = (u - mu - (0.5 if use_continuity else 0.0)) / math.sqrt(var)
+    # z = (|U - n1·n2/2| - 0.5) / sqrt(var) from exact integers, rounded once
+    excess = abs(u1_twice - n1 * n2) - (1 if use_continuity else 0)  # twice the numerator
+    z = math.copysign(sqrt_ratio(excess * excess * 12 * n * (n - 1), 4 * n1 * n2 * var_num),
+                      excess)
     p = float(min(1.0, 2.0 * norm_sf(z)))
     return u1, p
 
 
 def _stat_rows(counts: np.ndarray, stat: str | float) -> np.ndarray:
     """Evaluate a named statistic on each row of a 2-D count array."""
-    if stat == "mean":
-        v = np.arange(counts.shape[1], dtype=np.float64)
-        return (counts @ v) / counts.sum(axis=1)
+    if stat == "mean":  # integer sums (numpy's own loop, no BLAS), one division each
+        totals = counts.astype(np.int64) @ np.arange(counts.shape[1], dtype=np.int64)
+        return totals / counts.sum(axis=1)
     if stat == "median":
         return _quantile_rows(counts, 0.5)
     if isinstance(stat, str) and stat.startswith("p") and stat[1:].isdigit():

@@ -45,6 +45,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -110,14 +111,35 @@ def _by_policy(wins_seat: np.ndarray, policies: Sequence[str], n: int) -> dict[s
     return out
 
 
-def _share(wins: float, n: int) -> dict[str, Any]:
+def _share(wins: Fraction, n: int) -> dict[str, Any]:
     """A share of ``n`` trials that may count fractions (a tie split k ways).
 
     The Wilson interval treats the shares as whole wins, which overstates
     their spread a little, so the interval is conservative.
     """
-    r, lo, hi = wilson_interval(wins, n)  # type: ignore[arg-type]  # any real count works
+    r, lo, hi = wilson_interval(wins, n)
     return {"rate": _clean(r), "low": _clean(lo), "high": _clean(hi), "wins": _clean(float(wins))}
+
+
+def exact_win_shares(agg: Mapping[str, np.ndarray], scoring: str
+                     ) -> tuple[list[Fraction], int | None, bool]:
+    """`match_win_shares` with each seat's share an exact fraction.
+
+    Shares are sums of ``count / k``: exact, so a policy's total (and the
+    finished matches they add up to) never depends on a float summation.
+
+    >>> exact_win_shares({"match_wins_k": np.array([[2, 1, 3], [0, 1, 3]])}, "lowest")[0]
+    [Fraction(7, 2), Fraction(3, 2)]
+    """
+    k_counts = agg.get("match_wins_k")
+    if k_counts is None:
+        return [Fraction(int(w)) for w in agg["match_wins_seat"]], None, False
+    rows = np.asarray(k_counts, dtype=np.int64).tolist()
+    shares = [sum((Fraction(c, k) for k, c in enumerate(row, 1)), Fraction(0)) for row in rows]
+    if scoring == "partners":
+        return shares, 0, True
+    by_k = [sum(col) // k for k, col in enumerate(zip(*rows, strict=True), 1)]  # won by k seats
+    return shares, sum(by_k[1:]), True
 
 
 def match_win_shares(agg: Mapping[str, np.ndarray], scoring: str
@@ -139,23 +161,16 @@ def match_win_shares(agg: Mapping[str, np.ndarray], scoring: str
     >>> match_win_shares({"match_wins_seat": np.array([3, 2, 3])}, "lowest")[1:]
     (None, False)
     """
-    k_counts = agg.get("match_wins_k")
-    if k_counts is None:
-        return np.asarray(agg["match_wins_seat"], dtype=np.float64), None, False
-    k_counts = np.asarray(k_counts, dtype=np.int64)
-    ks = np.arange(1, k_counts.shape[1] + 1)
-    shares = (k_counts / ks).sum(axis=1)
-    if scoring == "partners":
-        return shares, 0, True
-    by_k = k_counts.sum(axis=0) // ks  # matches won by k seats together
-    return shares, int(by_k[1:].sum()), True
+    shares, ties, split = exact_win_shares(agg, scoring)
+    return np.array([float(s) for s in shares], dtype=np.float64), ties, split
 
 
-def _shares_by_policy(shares: np.ndarray, policies: Sequence[str], n: int) -> dict[str, Any]:
+def _shares_by_policy(shares: Sequence[Fraction], policies: Sequence[str], n: int
+                      ) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in sorted(set(policies)):
-        seats = [i for i, p in enumerate(policies) if p == name]
-        out[name] = {**_share(min(float(shares[seats].sum()), n), n), "seats": len(seats)}
+        total = sum((shares[i] for i, p in enumerate(policies) if p == name), Fraction(0))
+        out[name] = {**_share(min(total, Fraction(n)), n), "seats": policies.count(name)}
     return out
 
 
@@ -167,8 +182,8 @@ def build_summary(agg: dict[str, np.ndarray], cfg: GameConfig, *, seed: int,
     rounds = int(counts[1])
     sums = agg["sums"]
 
-    def per_round(i: int) -> float | None:
-        return _clean(float(sums[i]) / rounds) if rounds else None
+    def per_round(i: int) -> float | None:  # integer ratio, rounded once
+        return _clean(int(sums[i]) / rounds) if rounds else None
 
     policies = cfg.seat_policies
     stale = int(counts[2])
@@ -206,10 +221,10 @@ def build_summary(agg: dict[str, np.ndarray], cfg: GameConfig, *, seed: int,
             "unfinished": {"count": unfinished, **rate(unfinished, m)},
             "margin": hist_stats(agg["margin_hist"]),
         }
-        shares, ties, split = match_win_shares(agg, cfg.scoring)
+        shares, ties, split = exact_win_shares(agg, cfg.scoring)
         summary["matches"].update(
             ties=None if ties is None else {"count": ties, **rate(ties, m)},
-            win_share_by_seat=[_share(min(float(w), m), m) for w in shares],
+            win_share_by_seat=[_share(min(w, Fraction(m)), m) for w in shares],
             win_share_by_policy=_shares_by_policy(shares, policies, m),
             win_share_convention="split" if split else "full",
         )

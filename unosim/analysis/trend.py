@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -121,26 +122,31 @@ def linear_trend(x: Sequence[float], y: Sequence[float], se: Sequence[float]) ->
     >>> linear_trend([1, 1], [0.0, 1.0], [1, 1]) is None
     True
     """
-    xa, ya, sa = (np.asarray(v, dtype=float) for v in (x, y, se))
-    keep = np.isfinite(xa) & np.isfinite(ya) & np.isfinite(sa) & (sa > 0)
-    xa, ya, sa = xa[keep], ya[keep], sa[keep]
-    if len(np.unique(xa)) < 2:
+    vals = [(float(a), float(b), float(c)) for a, b, c in zip(x, y, se, strict=True)]
+    pts = [(Fraction(a), Fraction(b), 1 / Fraction(c) ** 2) for a, b, c in vals
+           if math.isfinite(a) and math.isfinite(b) and math.isfinite(c) and c > 0]
+    if len({a for a, _, _ in pts}) < 2:
         return None
-    w = 1.0 / sa ** 2
-    design = np.column_stack([np.ones_like(xa), xa])
-    info = design.T @ (design * w[:, None])
-    cov = np.linalg.inv(info)
-    coef = cov @ (design.T @ (w * ya))
-    resid = ya - design @ coef
-    chi2 = float((w * resid ** 2).sum())
-    df = len(xa) - 2
+    # The normal equations in exact rationals (every float is one), weights 1/se²: no
+    # BLAS or LAPACK call and no summation order decides a digit; each output is
+    # rounded once.
+    sw, swx, swxx, swy, swxy = (sum(terms, Fraction(0)) for terms in zip(
+        *((w, w * a, w * a * a, w * b, w * a * b) for a, b, w in pts), strict=True))
+    det = sw * swxx - swx * swx
+    slope_q = (sw * swxy - swx * swy) / det
+    icept_q = (swxx * swy - swx * swxy) / det
+    chi2_q = sum((w * (b - icept_q - slope_q * a) ** 2 for a, b, w in pts), Fraction(0))
+    chi2 = float(chi2_q)
+    df = len(pts) - 2
     p = stats.chi2_sf(chi2, df) if df > 0 else math.nan
-    birge = math.sqrt(chi2 / df) if df > 0 and p < LACK_OF_FIT_ALPHA else 1.0
-    cov = cov * birge ** 2
-    se_slope = math.sqrt(float(cov[1, 1]))
+    inflate = chi2_q / df if df > 0 and p < LACK_OF_FIT_ALPHA else Fraction(1)
+    birge = stats.sqrt_fraction(inflate)
+    # the inverse of the information matrix, inflated by birge²
+    c00, c01, c11 = (v * inflate / det for v in (swxx, -swx, sw))
+    se_slope = stats.sqrt_fraction(c11)
     crit = stats.t_crit(0.95, df) if birge > 1.0 else _Z
-    slope = float(coef[1])
-    return Trend(slope, float(coef[0]), se_slope, slope - crit * se_slope,
+    slope = float(slope_q)
+    return Trend(slope, float(icept_q), se_slope, slope - crit * se_slope,
                  slope + crit * se_slope, chi2, df, p, birge,
-                 ((float(cov[0, 0]), float(cov[0, 1])), (float(cov[1, 0]), float(cov[1, 1]))),
-                 len(xa))
+                 ((float(c00), float(c01)), (float(c01), float(c11))), len(pts))
+

@@ -32,7 +32,7 @@ from unosim.analysis.estimates import (
     per_round_estimate,
     wilson_estimate,
 )
-from unosim.analysis.summary import match_win_shares
+from unosim.analysis.summary import exact_win_shares
 from unosim.engine import state as L
 from unosim.report import charts
 from unosim.report.format import (
@@ -288,8 +288,8 @@ def _scores(doc: Doc, cfg: GameConfig, agg: Aggregates, out: Path) -> list[Path]
 def _match_wins(doc: Doc, cfg: GameConfig, agg: Aggregates) -> None:
     players = cfg.players
     finished = int(agg["counts"][0]) - int(agg["counts"][3])
-    shares, ties, split = match_win_shares(agg, cfg.scoring)
-    share = (float(shares.sum()) / finished if finished else 1.0) / players
+    shares, ties, split = exact_win_shares(agg, cfg.scoring)
+    share = (float(sum(shares) / finished) if finished else 1.0) / players
     rows = []
     for s in range(players):
         k = float(shares[s])

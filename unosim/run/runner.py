@@ -100,14 +100,15 @@ def turns_half_width(aggs: list[Aggs], _sums: np.ndarray, _moments: np.ndarray,
 
     worst = 0.0
     for agg in aggs:
-        h = agg["turns_hist"].astype(np.float64)
-        x = np.arange(len(h), dtype=np.float64)
-        n = h.sum()
+        # Exact integer sums, one division: no float reduction decides where a run stops.
+        counts = np.asarray(agg["turns_hist"], dtype=np.int64).tolist()
+        n = sum(counts)
         if n < 2:
             return math.inf
-        mean = (h * x).sum() / n
-        var = (h * (x - mean) ** 2).sum() / (n - 1)
-        worst = max(worst, float(special.stdtrit(n - 1, 0.975)) * math.sqrt(var / n))
+        s1 = sum(v * c for v, c in enumerate(counts))
+        s2 = sum(v * v * c for v, c in enumerate(counts))
+        sem = math.sqrt((n * s2 - s1 * s1) / (n * n * (n - 1)))
+        worst = max(worst, float(special.stdtrit(n - 1, 0.975)) * sem)
     return worst
 
 
