@@ -562,3 +562,30 @@ def test_hostile_answers_give_a_bounded_one_line_error(answer: object, shown: st
     msg = str(e.value)
     assert msg.startswith("seat 1 (policy _Answers) chose ") and shown in msg, msg[:400]
     assert msg.isprintable() and len(msg) < 1000
+
+
+def test_plugin_edited_during_a_run_is_refused_not_mixed(tmp_path: Path) -> None:
+    """The plug-in edits its own file during chunk 0; chunk 1 must not play the new code."""
+    from unosim.run.runner import run_lockstep
+
+    p = _write(tmp_path / "self_editing.py",
+               "EDITED = False\nclass P:\n    def choose(self, view, legal):\n"
+               "        global EDITED\n        if not EDITED:\n            EDITED = True\n"
+               "            with open(__file__, 'a') as f:\n"
+               "                f.write('# edited during the run\\n')\n"
+               "        return legal[0]\n") + ":P"
+    with pytest.raises(PluginError, match="changed since the run started"):
+        run_lockstep([_with_seat(p)], games=40, seed=1, jobs=1, chunk_size=10, progress=False)
+
+
+def test_pinned_names_pickle_with_their_digest() -> None:
+    import pickle
+
+    from unosim.engine.plugins import Pinned
+
+    seats = plugin_seats([FIRST, "random"])
+    again = pickle.loads(pickle.dumps(seats))
+    assert again == {0: FIRST} and isinstance(again[0], Pinned)
+    assert again[0].digest == seats[0].digest != ""
+    with pytest.raises(PluginError, match="changed since the run started"):
+        play_games(_cc(), 1, count=1, plugins={0: Pinned(FIRST, "0" * 64)})

@@ -61,11 +61,12 @@ from unosim.rules.plugins import (
     PluginSourceError,
     file_digest,
     is_plugin_name,
+    plugin_digests,
     read_source,
     split_name,
 )
 
-__all__ = ["Policy", "PluginActionError", "PluginError", "Seat", "compile_with_plugins",
+__all__ = ["Pinned", "Policy", "PluginActionError", "PluginError", "Seat", "compile_with_plugins",
            "decide", "load_policy", "play_game", "play_games", "plugin_seats", "simulate_plugins"]
 
 
@@ -278,13 +279,14 @@ def _module_name(path: Path) -> str:
     return f"unosim_plugin_{stem}_{hashlib.sha256(os.fsencode(path)).hexdigest()[:16]}"
 
 
-def _load_file(who: str, target: str) -> types.ModuleType:
+def _load_file(who: str, target: str) -> tuple[types.ModuleType, str]:
     """The module of plug-in file ``target``, executed once per version of its source.
 
     The source is read once and the bytes read are the bytes run and hashed.
     Loading holds a lock, and the module is published (to this loader's cache,
     where every seat looks) only once fully executed, so another thread never
-    sees a half-loaded module; an edited file loads afresh.
+    sees a half-loaded module; an edited file loads afresh. Returns the module
+    and its source's digest.
     """
     try:
         source = read_source(target)
@@ -296,7 +298,7 @@ def _load_file(who: str, target: str) -> types.ModuleType:
     with _LOAD_LOCK:
         cached = _FILES.get(key)
         if cached is not None and cached[0] == digest:
-            return cached[1]
+            return cached[1], digest
         name = _module_name(path)
         spec = importlib.util.spec_from_file_location(name, path)
         if spec is None:
@@ -315,11 +317,12 @@ def _load_file(who: str, target: str) -> types.ModuleType:
                 sys.modules[name] = before
             raise
         _FILES[key] = (digest, module)
-        return module
+        return module, digest
 
 
-def _load_module(who: str, target: str) -> types.ModuleType:
-    """Module ``target``, imported (and re-imported once its file changed)."""
+def _load_module(who: str, target: str) -> tuple[types.ModuleType, str]:
+    """Module ``target``, imported (and re-imported once its file changed), and the
+    digest of its file."""
     with _LOAD_LOCK, _plugin_code(f"{who}: cannot import {target}"):
         module = importlib.import_module(target)
         file = getattr(module, "__file__", None)
@@ -327,7 +330,7 @@ def _load_module(who: str, target: str) -> types.ModuleType:
         if _MODULE_DIGESTS.get(target, digest) != digest:  # edited since: the new code plays
             module = importlib.reload(module)
         _MODULE_DIGESTS[target] = digest
-        return module
+        return module, digest
 
 
 def _load_class(name: str, seat: int = -1) -> type:
@@ -335,7 +338,11 @@ def _load_class(name: str, seat: int = -1) -> type:
     if not is_plugin_name(name):
         raise PluginError(f"{who}: expected module:Class or path/to/file.py:Class")
     target, cls_name, is_file = split_name(name)
-    module = _load_file(who, target) if is_file else _load_module(who, target)
+    module, digest = _load_file(who, target) if is_file else _load_module(who, target)
+    pinned = getattr(name, "digest", None)
+    if pinned is not None and pinned != digest:
+        raise PluginError(f"{who}: {_clip(target)} changed since the run started (its "
+                          "results would mix two versions); start the run again")
     with _plugin_code(who):  # a module's __getattr__, a metaclass: plug-in code
         cls = getattr(module, cls_name, None)
         is_class = isinstance(cls, type)
@@ -367,9 +374,34 @@ def _seat(spec: str | Seat | Any, seat: int) -> Seat:
     return Seat(type(spec).__name__, spec)
 
 
+class Pinned(str):
+    """A plug-in name that carries the digest of the source its run started with.
+
+    A run hashes each plug-in's source into its identity when it starts; its
+    chunks load the plug-in later, maybe in other processes. A seat named by a
+    `Pinned` name refuses a source that changed in between, so one run never
+    mixes two versions. It pickles to workers as itself.
+
+    >>> p = Pinned("x.py:P", "abc")
+    >>> p == "x.py:P", p.digest
+    (True, 'abc')
+    """
+
+    digest: str
+
+    def __new__(cls, name: str, digest: str) -> Pinned:
+        obj = super().__new__(cls, name)
+        obj.digest = digest
+        return obj
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Pinned, (str(self), self.digest))
+
+
 def plugin_seats(seat_policies: list[str]) -> dict[int, str]:
-    """The seats whose policy name is a plug-in, by seat."""
-    return {i: p for i, p in enumerate(seat_policies) if is_plugin_name(p)}
+    """The seats whose policy name is a plug-in, by seat, each `Pinned` to its source now."""
+    digests = plugin_digests(seat_policies)
+    return {i: Pinned(p, digests[p]) for i, p in enumerate(seat_policies) if p in digests}
 
 
 def compile_with_plugins(cfg: GameConfig) -> tuple[CompiledConfig, dict[int, str]]:
