@@ -589,3 +589,28 @@ def test_pinned_names_pickle_with_their_digest() -> None:
     assert again[0].digest == seats[0].digest != ""
     with pytest.raises(PluginError, match="changed since the run started"):
         play_games(_cc(), 1, count=1, plugins={0: Pinned(FIRST, "0" * 64)})
+
+
+@pytest.mark.parametrize("method,body,error,words", [
+    ("target", "return 10**5000", PluginActionError, ["not a seat"]),
+    ("target", "return 'target ' + '9' * 5000", PluginActionError, ["not an action"]),
+    ("challenge", "class B:\n            def __bool__(self):\n"
+                  "                raise ValueError('no truth')\n        return B()",
+     PluginError, ["ValueError: no truth"]),
+    ("color", "return 'G' * 10_000_000", PluginActionError, ["10,000,000 characters"]),
+], ids=["huge_int_seat", "huge_target_string", "challenge_bool_raises", "ten_mb_colour"])
+def test_hostile_optional_methods(method: str, body: str, error: type, words: list[str],
+                                  tmp_path: Path) -> None:
+    arg = ", candidates" if method == "target" else ""
+    p = _write(tmp_path / f"hostile_{method}.py",
+               "class P:\n    def choose(self, view, legal):\n"
+               "        return ([a for a in legal if a.startswith('W')] or legal)[0]\n"
+               f"    def {method}(self, view{arg}):\n        {body}\n") + ":P"
+    cc = _cc("classic", ["house_rules.seven_o=true", "players=3"])
+    with pytest.raises(error) as e:
+        for seed in range(60):
+            play_game(cc, seed, plugins={0: p, 1: p, 2: p})
+    msg = str(e.value)
+    assert msg.startswith("seat ") and msg.isprintable() and len(msg) < 1000, msg[:300]
+    for w in words:
+        assert w in msg, msg

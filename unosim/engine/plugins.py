@@ -483,6 +483,8 @@ def _action(method: str, chosen: object) -> tuple[int | None, str]:
             return None, "not a colour"
         if method == "choose":
             return n, ""
+        if n.bit_length() > 64:  # (no seat; and str() of a huge int raises)
+            return None, "not a seat"
         chosen = f"target {n}"
     if not isinstance(chosen, str):
         return None, "not an action"
