@@ -614,3 +614,13 @@ def test_hostile_optional_methods(method: str, body: str, error: type, words: li
     assert msg.startswith("seat ") and msg.isprintable() and len(msg) < 1000, msg[:300]
     for w in words:
         assert w in msg, msg
+
+
+def test_module_plugin_exit_at_import_is_a_plugin_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _write(tmp_path / "exits_on_import_c.py", "import sys\nprint('hi')\nsys.exit(3)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(PluginError) as e:
+        play_games(_cc(), 1, count=1, plugins={3: "exits_on_import_c:P"})
+    assert str(e.value) == ("seat 3 (policy exits_on_import_c:P): cannot import "
+                            "exits_on_import_c: SystemExit: 3")
