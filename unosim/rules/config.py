@@ -66,7 +66,7 @@ from unosim.rules.models import (
     StrictModel,
     policy_params,
 )
-from unosim.rules.plugins import is_plugin_name
+from unosim.rules.plugins import is_plugin_name, plugin_digests
 from unosim.rules.yamlio import parse_yaml, read_yaml, shipped_file
 
 __all__ = [
@@ -513,11 +513,17 @@ def config_hash(cfg: GameConfig) -> str:
     """sha256 of the canonical resolved config and the edition's content.
 
     The edition is hashed by content, not by name or path, so an edited edition
-    file counts as a changed config while a moved checkout does not.
+    file counts as a changed config while a moved checkout does not. So is each
+    plug-in seat's source (`unosim.rules.plugins.source_digest`): its code
+    decides games, so an edited plug-in is a different run.
     """
     payload = config_to_dict(cfg)
     payload.pop("edition")
-    canonical = {"config": payload, "edition": cfg.edition_spec.model_dump(mode="json")}
+    canonical: dict[str, Any] = {"config": payload,
+                                 "edition": cfg.edition_spec.model_dump(mode="json")}
+    plugins = plugin_digests(cfg.seat_policies)
+    if plugins:  # a config without plug-ins hashes as it always did
+        canonical["plugins"] = plugins
     text = json.dumps(
         canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=True
     )

@@ -66,15 +66,29 @@ def make_manifest(cfg: GameConfig, key: str, seed: int, games: int, chunk_size: 
     With ``precision`` the run stops once precise enough: ``games`` is its cap
     and its chunks grow (`unosim.run.chunks.growing_plan`)."""
     from unosim.rules.config import config_hash
+    from unosim.rules.plugins import plugin_digests
 
     # rules_hash ignores games and seed, so a resume can say which of them changed
     rules = config_hash(cfg.model_copy(update={"games": 1, "seed": 0}))
-    return {"manifest_version": MANIFEST_VERSION, "config_name": cfg.name, "config_hash": key,
-            "rules_hash": rules,
-            "seed": seed, "games": games, "chunk_size": chunk_size, "records": records,
-            "chunks": len(growing_plan(games, chunk_size) if precision is not None
-                          else chunk_plan(games, chunk_size)),
-            "precision": precision, "unosim_version": __version__}
+    manifest = {"manifest_version": MANIFEST_VERSION, "config_name": cfg.name,
+                "config_hash": key, "rules_hash": rules,
+                "seed": seed, "games": games, "chunk_size": chunk_size, "records": records,
+                "chunks": len(growing_plan(games, chunk_size) if precision is not None
+                              else chunk_plan(games, chunk_size)),
+                "precision": precision, "unosim_version": __version__}
+    plugins = plugin_digests(cfg.seat_policies)
+    if plugins:  # (also in rules_hash) so a resume can name the plug-in that changed
+        manifest["plugins"] = plugins
+    return manifest
+
+
+def _changed(old: dict[str, Any], new: dict[str, Any]) -> str:
+    """Why two rules hashes differ, in words: a plug-in's source, or the config."""
+    was, now = old.get("plugins"), new.get("plugins") or {}
+    if isinstance(was, dict) and was.keys() == now.keys() and was != now:
+        names = [p for p in now if was[p] != now[p]]
+        return f"the source of plug-in {', '.join(names)} changed"
+    return "config changed"
 
 
 def _plain_name(name: Any) -> bool:
@@ -139,7 +153,7 @@ def check_out(out: Path, manifest: dict[str, Any], resume: bool, force: bool,
                           "run dir: use another --out")
     old = read_manifest(out)
     if resume:
-        diffs = ["config changed"] if old["rules_hash"] != manifest["rules_hash"] else []
+        diffs = [_changed(old, manifest)] if old["rules_hash"] != manifest["rules_hash"] else []
         diffs += [f"{k} {old.get(k)!r} -> {manifest.get(k)!r}"
                   for k in ("seed", "games", "chunk_size", "records", "precision")
                   if old.get(k) != manifest.get(k)]
