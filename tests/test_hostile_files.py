@@ -186,6 +186,15 @@ def test_api_checks_games_and_seed_against_the_cli_limits(tmp_path):
     assert not (tmp_path / "never").exists()
 
 
+def test_api_empty_out_is_refused_not_the_working_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for call in (lambda: unosim.run("classic", games=100, jobs=1, out=""),
+                 lambda: unosim.compare(["classic", "stacking"], games=100, jobs=1, out="")):
+        with pytest.raises(BadOptionError, match="out must not be empty"):
+            call()
+    assert list(tmp_path.iterdir()) == []
+
+
 # --- silently wrong answers: a run dir is the run its manifest recorded ------------------
 def _edit_json(path: Path, change) -> None:
     data = json.loads(path.read_text())

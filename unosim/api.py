@@ -165,7 +165,7 @@ def _api_call(study: Callable[[dict[str, Any]], dict[str, Any]] | None = None
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
             a = bound.arguments
-            _check_limits(a)
+            _check_arguments(a)
             with _scratch_files(), contextlib.ExitStack() as held:
                 if study is not None and a.get("out") is not None:
                     from unosim.report.runs import study_dir
@@ -178,9 +178,14 @@ def _api_call(study: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     return wrap
 
 
-def _check_limits(a: Mapping[str, Any]) -> None:
-    """Games, caps and seeds within the CLI's limits, before anything runs."""
+def _check_arguments(a: Mapping[str, Any]) -> None:
+    """Games, caps and seeds within the CLI's limits, and no empty ``out``, before
+    anything runs (``out=""`` would be the working directory)."""
+    from unosim.run.errors import BadOptionError
     from unosim.run.runner import check_games, check_seed
+
+    if isinstance(a.get("out"), str) and not a["out"]:
+        raise BadOptionError("out must not be empty (use '.' for the current directory)")
 
     for name in ("games", "max_games"):
         if a.get(name) is not None:
