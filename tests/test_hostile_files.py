@@ -195,6 +195,22 @@ def test_api_empty_out_is_refused_not_the_working_directory(tmp_path, monkeypatc
     assert list(tmp_path.iterdir()) == []
 
 
+def test_api_report_never_overwrites_a_users_folder(tmp_path):
+    """``Result.report(path)`` wrote report.md over whatever a folder held."""
+    r = unosim.run("classic", games=100, jobs=1, out=tmp_path / "run")
+    mine = tmp_path / "notes"
+    mine.mkdir()
+    (mine / "report.md").write_text("my notes\n")
+    with pytest.raises(OutDirError, match="not empty"):
+        r.report(mine)
+    assert [p.name for p in mine.iterdir()] == ["report.md"]
+    assert (mine / "report.md").read_text() == "my notes\n"
+    assert r.report().parent == tmp_path / "run"  # its own run dir, listed in run.json
+    outputs = json.loads((tmp_path / "run" / "run.json").read_text())["outputs"]
+    assert "report.md" in outputs and "report.html" in outputs
+    assert r.report(tmp_path / "new").is_file()
+
+
 # --- silently wrong answers: a run dir is the run its manifest recorded ------------------
 def _edit_json(path: Path, change) -> None:
     data = json.loads(path.read_text())
