@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -289,6 +290,9 @@ def study_identity(kind: str, **fields: Any) -> dict[str, Any]:
 
     >>> study_identity("sweep", games=300, seed=1, inputs=[Path("a/b")])
     {'kind': 'sweep', 'games': 300, 'seed': 1, 'inputs': ['a/b']}
+    >>> import datetime
+    >>> study_identity("league", policies=[{"p": datetime.date(2020, 1, 2)}, float("nan")])
+    {'kind': 'league', 'policies': [{'p': 'date:2020-01-02'}, 'nan']}
     """
     if kind not in STUDY_KINDS:
         raise ValueError(f"unknown study kind {kind!r}")
@@ -310,9 +314,11 @@ def _plain(value: Any) -> Any:
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)  # NaN is not equal to itself: it would never resume
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
-    raise TypeError(f"a study identity holds no {type(value).__name__}")
+    return f"{type(value).__name__}:{value}"  # a YAML date in a policy's params, ...
 
 
 def read_study(out: Path) -> dict[str, Any]:
