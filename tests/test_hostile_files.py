@@ -343,6 +343,15 @@ def test_closed_pipe_on_stdout_is_one_line(tmp_path):
     assert (tmp_path / "R" / "report.html").is_file()
 
 
+def test_closed_stdout_is_one_line_and_never_written_to_descriptor_1(tmp_path):
+    """``unosim run ... >&-``: descriptor 1 may then be a file the run opened itself."""
+    r = subprocess.run([sys.executable, "-m", "unosim", "run", "classic", "--games", "100",
+                        "--jobs", "1", "--out", "R"], cwd=tmp_path, stderr=subprocess.PIPE,
+                       text=True, timeout=300, preexec_fn=lambda: os.close(1))
+    assert r.returncode == 2 and "Bad file descriptor" in error_line_of(r)
+    assert load_run(tmp_path / "R").games == 100 and (tmp_path / "R" / "report.html").is_file()
+
+
 def error_line_of(r: subprocess.CompletedProcess[str]) -> str:
     lines = r.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("unosim: error: "), r.stderr

@@ -37,7 +37,7 @@ class _Sink(io.RawIOBase):
         return self.fd
 
     def isatty(self) -> bool:
-        return os.isatty(self.fd)
+        return self.fd >= 0 and os.isatty(self.fd)
 
     def write(self, data: Any, /) -> int:  # any buffer of bytes
         view = memoryview(data).cast("B")
@@ -57,21 +57,24 @@ def guarded_stdout() -> Iterator[Callable[[], OSError | None]]:
     """Make ``sys.stdout`` a stream whose write errors wait; yields what returns the first.
 
     Only a stdout with a file descriptor is replaced (a test runner's capture
-    is left alone). The old stream is back after the block.
+    is left alone). A closed one (``>&-``: Python's ``sys.stdout`` is None)
+    fails at its first write, never writing to descriptor 1, which may be a
+    file this process opened since. The old stream is back after the block.
     """
     old = sys.stdout
     try:
-        fd = old.fileno() if old is not None else -1
+        fd = old.fileno() if old is not None else -1  # -1: every write fails (EBADF)
     except (OSError, ValueError):  # io.UnsupportedOperation is both
-        fd = -1
-    if fd < 0:
         yield lambda: None
         return
-    with contextlib.suppress(OSError, ValueError):
-        old.flush()
+    if old is not None:
+        with contextlib.suppress(OSError, ValueError):
+            old.flush()
     sink = _Sink(fd)
-    stream = io.TextIOWrapper(io.BufferedWriter(sink), encoding=old.encoding,
-                              errors=old.errors, line_buffering=bool(old.line_buffering))
+    stream = io.TextIOWrapper(io.BufferedWriter(sink),
+                              encoding=old.encoding if old is not None else "utf-8",
+                              errors=old.errors if old is not None else "replace",
+                              line_buffering=bool(old is not None and old.line_buffering))
     sys.stdout = stream
     try:
         yield lambda: sink.error
