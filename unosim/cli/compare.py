@@ -74,8 +74,8 @@ def compare_cmd(configs: tuple[str, ...], games: int | None, seed: int | None,
             if precision is not None else f"{n_games:,} games each") + f" -> {out_dir}")
     if fresh:
         compile_notice(quiet or not text)
-    identity = study_identity("compare", configs=[prebuilt.get(i, c) for i, c in enumerate(cfgs)],
-                              seeds=seeds, games=n_games, precision=precision)
+    identity = study_identity("compare", seeds=seeds, games=n_games, precision=precision,
+                              configs=[prebuilt.get(i, c) for i, c in enumerate(cfgs)])
     with study_dir(out_dir, identity, resume=resume, force=force, reuse=reuse,
                    inputs=[r.out for r in prebuilt.values()], warn=warn):
         cmp = run_comparison(cfgs, games=n_games, seeds=seeds, out=out_dir, jobs=jobs,
