@@ -10,17 +10,28 @@ after them, as ``unosim run --set`` names it (`unosim.report.labels.variant_name
 itself stays light for the engine's worker processes). Functions that take
 several configs (compare, sweep) belong here too, built on `config` and
 returning result objects like `Result`. See ``docs/python.md``.
+
+Every public function runs in one frame (`_api_call`): games, seeds and caps
+are checked against the CLI's limits before anything runs, a study's ``out``
+goes through the CLI's out-dir checks and manifest (`unosim.report.runs.study_dir`),
+and the temporary file a mapping config is read from is removed when the
+call returns.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import inspect
 import json
 import math
+import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -87,26 +98,100 @@ def config(source: str | Path | Mapping[str, Any] | GameConfig,
     from unosim.report.labels import variant_name
 
     overrides = _overrides(set)
-    if isinstance(source, GameConfig):
-        cfg = load_config(_as_file(source.model_dump(mode="json"), source.name), overrides) \
-            if overrides else source
-    elif isinstance(source, Mapping):
-        cfg = load_config(_as_file(source, "config"), overrides)
-    else:
-        cfg = load_config(source, overrides)
+    with _scratch_files():  # the temporary file is read at once
+        if isinstance(source, GameConfig):
+            cfg = load_config(_as_file(source.model_dump(mode="json"), source.name),
+                              overrides) if overrides else source
+        elif isinstance(source, Mapping):
+            cfg = load_config(_as_file(source, "config"), overrides)
+        else:
+            cfg = load_config(source, overrides)
     if overrides:
         cfg = cfg.model_copy(update={"name": variant_name(cfg.name, overrides)})
     return cfg
 
 
+# The folders of the temporary config files of the API call under way (None: no call).
+_scratch: ContextVar[list[Path] | None] = ContextVar("unosim_api_scratch", default=None)
+
+
+@contextlib.contextmanager
+def _scratch_files() -> Iterator[None]:
+    """Remove the temporary config files written during the ``with`` block at its end."""
+    folders: list[Path] = []
+    token = _scratch.set(folders)
+    try:
+        yield
+    finally:
+        _scratch.reset(token)
+        for folder in folders:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
 def _as_file(data: Mapping[str, Any], stem: str) -> Path:
-    """A mapping written as a YAML file, so that it is read exactly as a config file is."""
+    """A mapping written as a YAML file, so that it is read exactly as a config file is.
+
+    The file lives until the enclosing API call returns (`_scratch_files`).
+    """
     import yaml
 
+    folders = _scratch.get()
+    if folders is None:
+        raise RuntimeError("a temporary config file outside an API call would never be removed")
     folder = Path(tempfile.mkdtemp(prefix="unosim-config-"))
+    folders.append(folder)
     path = folder / f"{stem}.yaml"
     path.write_text(yaml.safe_dump(dict(data), sort_keys=False))
     return path
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _api_call(study: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+              ) -> Callable[[F], F]:
+    """The frame of a public function: limits first, temporary files removed after.
+
+    ``study`` makes it a study's: given the call's arguments, it returns the
+    study's identity (`unosim.report.runs.study_identity`), and an ``out``
+    is then checked, locked and recorded exactly as the CLI's ``--out`` is
+    (``resume``, ``force`` and ``reuse`` where the function takes them).
+    """
+    def wrap(func: F) -> F:
+        signature = inspect.signature(func)
+
+        @functools.wraps(func)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            a = bound.arguments
+            _check_arguments(a)
+            with _scratch_files(), contextlib.ExitStack() as held:
+                if study is not None and a.get("out") is not None:
+                    from unosim.report.runs import study_dir
+
+                    held.enter_context(study_dir(
+                        Path(a["out"]), study(a), resume=a.get("resume", False),
+                        force=a.get("force", False), reuse=a.get("reuse", False)))
+                return func(*args, **kwargs)
+        return call  # type: ignore[return-value]
+    return wrap
+
+
+def _check_arguments(a: Mapping[str, Any]) -> None:
+    """Games, caps and seeds within the CLI's limits, and no empty ``out``, before
+    anything runs (``out=""`` would be the working directory)."""
+    from unosim.run.errors import BadOptionError
+    from unosim.run.runner import check_games, check_seed
+
+    if isinstance(a.get("out"), str) and not a["out"]:
+        raise BadOptionError("out must not be empty (use '.' for the current directory)")
+
+    for name in ("games", "max_games"):
+        if a.get(name) is not None:
+            check_games(a[name], name)
+    if a.get("seed") is not None:
+        check_seed(a["seed"])
 
 
 @dataclass
@@ -205,13 +290,31 @@ class Result:
 
     def report(self, path: str | Path | None = None) -> Path:
         """Write report.md, report.html and the charts into ``path`` (default: the run's
-        out dir); returns the path of report.html."""
-        from unosim.report.run_report import write_report
+        out dir); returns the path of report.html.
 
+        ``path`` must be the run's own out dir (the files are then listed in
+        its ``run.json``, as ``unosim run`` lists them), or a new or empty
+        folder: a folder holding other files may be the user's, and its
+        report.md is never overwritten.
+        """
+        from unosim.report.run_report import write_report
+        from unosim.run import OutDirError, lock_out_dir, record_outputs
+        from unosim.run.lock import is_lock_file
+        from unosim.run.manifest import MANIFEST
+
+        if isinstance(path, str) and not path:
+            raise ValueError("report() needs a folder name, not ''")
         target = Path(path) if path is not None else self.out
         if target is None:
             raise ValueError("this run has no out dir: give report() a folder")
-        write_report(target, self.cfg, self.aggregates, self.summary)
+        own = self.out is not None and target.resolve() == self.out.resolve()
+        with lock_out_dir(target):
+            if not own and any(not is_lock_file(p.name) for p in target.iterdir()):
+                raise OutDirError(f"{target} is not empty: give report() a new or empty "
+                                  "folder (or none, for the run's own out dir)")
+            written = write_report(target, self.cfg, self.aggregates, self.summary)
+            if own and (target / MANIFEST).is_file():
+                record_outputs(target, written)
         return target / "report.html"
 
 
@@ -219,6 +322,7 @@ def _nan(*values: float | None) -> tuple[float, ...]:
     return tuple(float("nan") if v is None else float(v) for v in values)
 
 
+@_api_call()
 def run(config: str | Path | Mapping[str, Any] | GameConfig, games: int | None = None,
         seed: int | None = 1, precision: float | None = None,
         set: Mapping[str, Any] | None = None,  # noqa: A002 (named as the CLI's --set)
@@ -284,13 +388,24 @@ def _margins(margins: Mapping[str, str | float] | None) -> dict[str, Any]:
     return out
 
 
+def _compare_identity(a: dict[str, Any]) -> dict[str, Any]:
+    from unosim.report.runs import study_identity
+
+    cfgs = [_config(c, a["set"]) for c in a["configs"]]
+    return study_identity("compare", configs=cfgs, seeds=[a["seed"]] * len(cfgs),
+                          games=_games_cap(a["games"], a["precision"], a["max_games"],
+                                           cfgs[0].games if cfgs else 1),
+                          precision=a["precision"])
+
+
+@_api_call(_compare_identity)
 def compare(configs: Sequence[str | Path | Mapping[str, Any] | GameConfig],
             games: int | None = None, seed: int = 1, precision: float | None = None,
             set: Mapping[str, Any] | None = None,  # noqa: A002 (named as the CLI's --set)
             jobs: int | None = None, *, max_games: int | None = None,
             margins: Mapping[str, str | float] | None = None,
-            out: str | Path | None = None, backend: str = "loky",
-            progress: bool = False) -> Comparison:
+            out: str | Path | None = None, resume: bool = False, force: bool = False,
+            reuse: bool = False, backend: str = "loky", progress: bool = False) -> Comparison:
     """Run ``configs`` on the same games, paired with the first; as ``unosim compare``.
 
     Returns the `unosim.report.comparison.Comparison`: ``.table()`` (a tidy
@@ -298,7 +413,9 @@ def compare(configs: Sequence[str | Path | Mapping[str, Any] | GameConfig],
     diff_high, p, verdict, ...), ``.verdicts`` (sentences per config) and
     ``.decisions``. ``margins`` maps metric keys to "2%" (of the baseline) or a
     number (percentage points for rates). With ``out`` the runs and the report
-    (compare.md/.html/.csv/.parquet) are written there.
+    (compare.md/.html/.csv/.parquet) are written there; ``out`` must be new or
+    empty, or hold a study that ``resume``, ``force`` or ``reuse`` may use, as
+    with ``unosim compare --out``.
     """
     from unosim.report.compare import run_comparison, write_comparison
     from unosim.report.labels import difference_labels
@@ -308,38 +425,62 @@ def compare(configs: Sequence[str | Path | Mapping[str, Any] | GameConfig],
         raise ValueError("compare needs at least two configs")
     n = _games_cap(games, precision, max_games, cfgs[0].games)
     cmp = run_comparison(cfgs, games=n, seeds=[seed] * len(cfgs), out=out, jobs=jobs,
-                         precision=precision, margins=_margins(margins),
-                         labels=difference_labels(cfgs), progress=progress, backend=backend)
+                         reuse=reuse, resume=resume, force=force, precision=precision,
+                         margins=_margins(margins), labels=difference_labels(cfgs),
+                         progress=progress, backend=backend)
     if out is not None:
         write_comparison(cmp, out)
     return cmp
 
 
+def _axes(vary: Mapping[str, Any]) -> list[Any]:
+    """``vary`` as `unosim.report.grid.Axis` objects, each read as ``--vary`` reads it."""
+    from unosim.report.grid import parse_vary
+
+    return [parse_vary(f"{k}={v if isinstance(v, str) else _vary_text(v)}")
+            for k, v in vary.items()]
+
+
+def _sweep_identity(a: dict[str, Any]) -> dict[str, Any]:
+    from unosim.report.grid import default_baseline, parse_baseline
+    from unosim.report.runs import study_identity
+
+    axes = _axes(a["vary"])
+    cfg = _config(a["config"], a["set"])
+    baseline = (parse_baseline(a["baseline"], axes) if a["baseline"] is not None
+                else default_baseline(axes) if axes else None)
+    return study_identity("sweep", config=cfg, axes=axes, baseline=baseline,
+                          games=_games_cap(a["games"], a["precision"], a["max_games"],
+                                           cfg.games),
+                          seed=a["seed"], precision=a["precision"])
+
+
+@_api_call(_sweep_identity)
 def sweep(config: str | Path | Mapping[str, Any] | GameConfig,
           vary: Mapping[str, Any], baseline: str | None = None, games: int | None = None,
           seed: int = 1, precision: float | None = None,
           set: Mapping[str, Any] | None = None,  # noqa: A002 (named as the CLI's --set)
           jobs: int | None = None, *, max_games: int | None = None,
           margins: Mapping[str, str | float] | None = None,
-          out: str | Path | None = None, backend: str = "loky",
-          progress: bool = False) -> Sweep:
+          out: str | Path | None = None, resume: bool = False, force: bool = False,
+          reuse: bool = False, backend: str = "loky", progress: bool = False) -> Sweep:
     """Run a grid of variants of ``config`` in lockstep; as ``unosim sweep``.
 
     ``vary`` maps keys to values: ``{"players": range(2, 7)}``, a list, or the
     CLI's text (``"2..10"``, ``"false,true"``). ``baseline`` is ``KEY=VALUE``
     (default: the last varied key at its first value). Returns the
-    `unosim.report.sweep.Sweep`: ``.table()`` and ``.answers()``.
+    `unosim.report.sweep.Sweep`: ``.table()`` and ``.answers()``. ``out``,
+    ``resume``, ``force`` and ``reuse`` are ``unosim sweep``'s.
     """
-    from unosim.report.sweep import parse_vary, run_sweep, write_sweep
+    from unosim.report.sweep import run_sweep, write_sweep
 
-    axes = [parse_vary(f"{k}={v if isinstance(v, str) else _vary_text(v)}")
-            for k, v in vary.items()]
+    axes = _axes(vary)
     cfg = _config(config, set)
     n = _games_cap(games, precision, max_games, cfg.games)
     path = _as_file(cfg.model_dump(mode="json"), cfg.name)
     sw = run_sweep(path, axes, games=n, seed=seed, out=out, jobs=jobs, baseline=baseline,
-                   precision=precision, margins=_margins(margins), progress=progress,
-                   backend=backend)
+                   reuse=reuse, resume=resume, force=force, precision=precision,
+                   margins=_margins(margins), progress=progress, backend=backend)
     if out is not None:
         write_sweep(sw, out)
     return sw
@@ -350,6 +491,19 @@ def _vary_text(values: Any) -> str:
     return ",".join(json.dumps(v) for v in values)
 
 
+def _league_identity(a: dict[str, Any]) -> dict[str, Any]:
+    from unosim.report.runs import study_identity
+
+    cfg = _config(a["config"], a["set"])
+    return study_identity("league", config=cfg, policies=list(a["policies"]),
+                          players=a["players"], vary=_axes(a["vary"] or {}),
+                          head_to_head=a["head_to_head"],
+                          games=_games_cap(a["games"], a["precision"], a["max_games"],
+                                           cfg.games),
+                          seed=a["seed"], precision=a["precision"])
+
+
+@_api_call(_league_identity)
 def league(policies: Sequence[str | Mapping[str, Any]],
            config: str | Path | Mapping[str, Any] | GameConfig = "classic",
            players: int | None = None, games: int | None = None, seed: int = 1,

@@ -38,7 +38,7 @@ def compare_cmd(configs: tuple[str, ...], games: int | None, seed: int | None,
     """
     from unosim.report.compare import run_comparison, write_comparison
     from unosim.report.labels import difference_labels
-    from unosim.report.runs import load_run, study_dir
+    from unosim.report.runs import load_run, study_dir, study_identity
     from unosim.rules.config import name_slug
 
     if len(configs) < 2:
@@ -74,7 +74,9 @@ def compare_cmd(configs: tuple[str, ...], games: int | None, seed: int | None,
             if precision is not None else f"{n_games:,} games each") + f" -> {out_dir}")
     if fresh:
         compile_notice(quiet or not text)
-    with study_dir(out_dir, resume=resume, force=force, reuse=reuse,
+    identity = study_identity("compare", seeds=seeds, games=n_games, precision=precision,
+                              configs=[prebuilt.get(i, c) for i, c in enumerate(cfgs)])
+    with study_dir(out_dir, identity, resume=resume, force=force, reuse=reuse,
                    inputs=[r.out for r in prebuilt.values()], warn=warn):
         cmp = run_comparison(cfgs, games=n_games, seeds=seeds, out=out_dir, jobs=jobs,
                              reuse=reuse, resume=resume, force=force,

@@ -63,7 +63,7 @@ def league_cmd(policies: tuple[str, ...], config: str, players: int | None, vary
     """
     from unosim.report.grid import parse_vary
     from unosim.report.league import LeagueError, check_options, run_league, write_league
-    from unosim.report.runs import study_dir
+    from unosim.report.runs import study_dir, study_identity
     from unosim.rules.config import name_slug
 
     games, cap = options.games_and_cap(games, precision, max_games)
@@ -79,7 +79,12 @@ def league_cmd(policies: tuple[str, ...], config: str, players: int | None, vary
         "league-" + "-".join(policies))
     text = fmt == "text"
     compile_notice(quiet or not text)
-    with study_dir(out_dir, resume=resume, force=force, reuse=reuse, warn=warn):
+    base = options.load(config, overrides)
+    identity = study_identity("league", config=base, policies=seats, players=players,
+                              vary=[axis] if axis else [], head_to_head=head_to_head,
+                              games=cap or games or base.games,
+                              seed=base.seed if seed is None else seed, precision=precision)
+    with study_dir(out_dir, identity, resume=resume, force=force, reuse=reuse, warn=warn):
         try:
             ls = run_league(config, seats, players=players, overrides=overrides, vary=axis,
                             games=games, seed=seed, precision=precision, max_games=cap,

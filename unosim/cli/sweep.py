@@ -48,14 +48,20 @@ def sweep_cmd(config: str, varies: tuple[str, ...], baseline: str | None, games:
     the rules': games and seed cannot be varied. To replicate a sweep, run it
     again with another --seed and --out.
     """
-    from unosim.report.runs import study_dir
-    from unosim.report.sweep import parse_baseline, parse_vary, run_sweep, write_sweep
+    from unosim.report.runs import study_dir, study_identity
+    from unosim.report.sweep import (
+        default_baseline,
+        parse_baseline,
+        parse_vary,
+        run_sweep,
+        write_sweep,
+    )
     from unosim.rules.config import name_slug
 
     games, cap = options.games_and_cap(games, precision, max_games)
     axes = [parse_vary(v) for v in varies]
-    if baseline is not None:
-        parse_baseline(baseline, axes)  # a bad --baseline fails before anything runs
+    # a bad --baseline fails before anything runs
+    base_of = parse_baseline(baseline, axes) if baseline is not None else default_baseline(axes)
     margin_map = options.parse_margins(margins)
     out_dir = Path(out) if out is not None else Path("runs") / name_slug(f"sweep-{Path(config).stem}")
     text = fmt == "text"
@@ -65,7 +71,11 @@ def sweep_cmd(config: str, varies: tuple[str, ...], baseline: str | None, games:
         info(quiet or not text, f"[{i + 1}/{n}] {what}: {cell.run.rounds:,} rounds")
 
     compile_notice(quiet)
-    with study_dir(out_dir, resume=resume, force=force, reuse=reuse, warn=warn):
+    base = options.load(config, overrides)
+    identity = study_identity("sweep", config=base, axes=axes, baseline=base_of,
+                              games=cap or games or base.games,
+                              seed=base.seed if seed is None else seed, precision=precision)
+    with study_dir(out_dir, identity, resume=resume, force=force, reuse=reuse, warn=warn):
         sweep = run_sweep(config, axes, baseline=baseline,
                           games=cap if cap is not None else games, seed=seed, out=out_dir,
                           jobs=jobs, overrides=overrides, progress=not quiet, reuse=reuse,

@@ -5,18 +5,26 @@ config, seed and config hash) and ``aggregates.npz`` (the merged aggregates),
 never through the runner's checkpoints: every interval a report prints comes
 from the aggregates alone. Both files are checked before they are trusted.
 
-A study (``compare``, ``sweep``) runs each cell into its own run dir under
-``OUT/runs`` with the rules of ``unosim run``: each cell's dir is locked while
-it runs, ``resume`` continues interrupted cells, ``force`` clears finished
-ones, and without either a cell dir that holds a run is refused before any
-cell starts. Run dirs given as inputs are read-only: no cell is written there,
-and the study's out dir may not lie inside one.
+A study (``compare``, ``sweep``, ``league``) runs each cell into its own run
+dir under ``OUT/runs`` with the rules of ``unosim run``: each cell's dir is
+locked while it runs, ``resume`` continues interrupted cells, ``force`` clears
+finished ones, and without either a cell dir that holds a run is refused
+before any cell starts. Run dirs given as inputs are read-only: no cell is
+written there, and the study's out dir may not lie inside one.
+
+The study's out dir has a manifest of its own, ``study.json``: the study's
+identity (`study_identity`: its kind, configs, games, seed, ...), written
+before anything else. ``--resume`` continues only the same study, and no
+option ever writes into a folder that is not empty and holds no manifest
+(`check_study`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import math
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -25,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from unosim import __version__
 from unosim.analysis.estimates import n_rounds
 from unosim.analysis.summary import summarize_run
 from unosim.engine.batch import empty_aggregates
@@ -36,10 +45,21 @@ from unosim.rules.config import (
     name_slug,
     validate_config,
 )
-from unosim.run import OutDirError, check_run_dir, lock_out_dir, read_arrays
+from unosim.run import (
+    OutDirError,
+    ResumeMismatchError,
+    check_run_dir,
+    lock_out_dir,
+    read_arrays,
+)
+from unosim.run.checkpoints import array_digests
+from unosim.run.files import write_json
 from unosim.run.lock import is_lock_file
+from unosim.run.manifest import read_checked, read_manifest, rules_hash
 
-__all__ = ["Job", "Run", "cell_dirs", "check_reuse", "paired_turns_half_width", "run_paired", "load_run", "run_config", "run_jobs", "study_dir"]
+__all__ = ["STUDY", "Job", "Run", "cell_dirs", "check_reuse", "check_study", "load_run",
+           "paired_turns_half_width", "read_study", "run_config", "run_jobs", "run_paired",
+           "study_dir", "study_identity"]
 
 # Aggregates an older unosim wrote lack these; their estimates then carry no interval.
 OPTIONAL_KEYS = ("sums_sq",)
@@ -254,15 +274,122 @@ def cell_dirs(root: Path, names: Sequence[str], avoid: Iterable[Path] = ()) -> l
     return dirs
 
 
+STUDY = "study.json"
+STUDY_VERSION = 1
+STUDY_KINDS = ("compare", "sweep", "league")
+
+
+def study_identity(kind: str, **fields: Any) -> dict[str, Any]:
+    """What a study is, as plain JSON: its ``kind`` and the ``fields`` that decide its runs.
+
+    Configs count by their rules (`unosim.run.manifest.rules_hash`: games and
+    seed are fields of their own), a finished input run by its rules, seed,
+    games and folder, a ``--vary`` axis by its key and value texts, a path as
+    text. Options that only change the report (margins, labels) stay out, so
+    a resume may change them.
+
+    >>> study_identity("sweep", games=300, seed=1, inputs=[Path("a/b")])
+    {'kind': 'sweep', 'games': 300, 'seed': 1, 'inputs': ['a/b']}
+    >>> import datetime
+    >>> study_identity("league", policies=[{"p": datetime.date(2020, 1, 2)}, float("nan")])
+    {'kind': 'league', 'policies': [{'p': 'date:2020-01-02'}, 'nan']}
+    """
+    if kind not in STUDY_KINDS:
+        raise ValueError(f"unknown study kind {kind!r}")
+    return {"kind": kind, **{k: _plain(v) for k, v in fields.items()}}
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as JSON data that identifies it (see `study_identity`)."""
+    if isinstance(value, GameConfig):
+        return {"rules": rules_hash(value)}
+    if isinstance(value, Run):
+        return {"run": str(value.out), "rules": rules_hash(value.cfg), "seed": value.seed,
+                "games": value.games}
+    if hasattr(value, "key") and hasattr(value, "texts"):  # a --vary axis (report.grid)
+        return {"key": value.key, "values": list(value.texts)}
+    if isinstance(value, Path):
+        return value.as_posix()
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)  # NaN is not equal to itself: it would never resume
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return f"{type(value).__name__}:{value}"  # a YAML date in a policy's params, ...
+
+
+def read_study(out: Path) -> dict[str, Any]:
+    """The validated identity in ``out/study.json``; `OutDirError` (one line) if it is none."""
+    identity: dict[str, Any] = read_checked(out / STUDY, "study manifest",
+                                            _study_problem)["identity"]
+    return identity
+
+
+def _study_problem(data: Any) -> str | None:
+    if not isinstance(data, dict):
+        return "not a JSON object"
+    if data.get("study_version") != STUDY_VERSION:
+        return f"study version {str(data.get('study_version'))[:20]}, this unosim reads " \
+               f"{STUDY_VERSION}"
+    identity = data.get("identity")
+    if not isinstance(identity, dict) or identity.get("kind") not in STUDY_KINDS:
+        return "no identity of a compare, sweep or league"
+    return None
+
+
+def check_study(out: Path, identity: dict[str, Any], *, resume: bool, force: bool,
+                reuse: bool) -> dict[str, Any] | None:
+    """Refuse a study out dir the options may not use; the identity it holds, if any.
+
+    Reads only. ``out`` may be missing or empty (any study starts there), or
+    hold a study manifest (``study.json``) of the same kind: ``resume``
+    continues only the same study, ``reuse`` and ``force`` may run another one
+    there (keeping its matching runs, or running them again). Without a
+    manifest a folder that is not empty is never used, whatever the options:
+    it may be the user's.
+    """
+    kind = identity["kind"]
+    if out.exists() and not out.is_dir():
+        raise OutDirError(f"out dir {out} exists and is not a directory")
+    old = read_study(out) if (out / STUDY).is_file() else None
+    if not _holds_files(out):
+        return None  # new, empty, or a study that stopped before its first file
+    if old is None:
+        flag = "--resume" if resume else "--force" if force else "--reuse" if reuse else ""
+        raise OutDirError(f"{flag + ' refused: ' if flag else ''}out dir {out} is not empty "
+                          f"and holds no unosim study (no {STUDY}); nothing was changed: "
+                          "use another --out")
+    if not (resume or force or reuse):
+        raise OutDirError(f"out dir {out} is not empty (it holds a {old['kind']}): use "
+                          "--resume to continue it, --force to run it again, --reuse to reuse "
+                          "its finished runs, or another --out")
+    if old["kind"] != kind:
+        flag = "--resume" if resume else "--force" if force else "--reuse"
+        raise OutDirError(f"{flag} refused: {out} holds a {old['kind']}, not a {kind}; "
+                          "nothing was changed: use another --out")
+    if resume and old != identity:
+        changed = [k for k in sorted(old.keys() | identity.keys())
+                   if old.get(k) != identity.get(k)]
+        raise ResumeMismatchError(
+            f"cannot resume {out}: it holds a different {kind} ({', '.join(changed)} "
+            "changed); use the original arguments, --reuse to keep its matching runs, "
+            "--force to run it again, or another --out")
+    return old
+
+
 @contextlib.contextmanager
-def study_dir(out: Path, *, resume: bool, force: bool, reuse: bool,
+def study_dir(out: Path, identity: dict[str, Any], *, resume: bool, force: bool, reuse: bool,
               inputs: Iterable[Path] = (),
               warn: Callable[[str], None] | None = None) -> Iterator[None]:
     """Hold the lock of a study's out dir while it runs and writes its report.
 
     Refuses an out dir inside an input run dir (inputs are read-only), and one
-    that already holds files unless ``resume``, ``force`` or ``reuse`` says what
-    to do with them.
+    that `check_study` refuses; then records ``identity`` in ``out/study.json``
+    before anything else is written, so that the folder is known as this
+    study's from its first file on.
     """
     runs = (out / "runs").resolve()
     for d in inputs:
@@ -270,19 +397,54 @@ def study_dir(out: Path, *, resume: bool, force: bool, reuse: bool,
             raise OutDirError(f"out dir {out} is inside the input run dir {d}, which is "
                               "read-only: use another --out")
     with lock_out_dir(out, warn):
-        if not (resume or force or reuse) and any(not is_lock_file(p.name)
-                                                  for p in out.iterdir()):
-            raise OutDirError(f"out dir {out} is not empty: use --resume to continue it, "
-                              "--force to run it again, --reuse to reuse its finished runs, "
-                              "or another --out")
-        yield
+        old = check_study(out, identity, resume=resume, force=force, reuse=reuse)
+        if old != identity:
+            try:
+                write_json(out / STUDY, {"study_version": STUDY_VERSION, "identity": identity,
+                                         "unosim_version": __version__})
+            except OSError as exc:
+                raise OutDirError(f"cannot write to out dir {out}: "
+                                  f"{exc.strerror or exc}") from None
+        try:
+            yield
+        except BaseException:
+            if not _holds_files(out):  # failed before its first file: leave no trace
+                with contextlib.suppress(OSError):
+                    (out / STUDY).unlink()
+            raise
+
+
+def _holds_files(out: Path) -> bool:
+    """Whether ``out`` holds anything but folders, lock files and its ``study.json``.
+
+    Stops at the first such file; a folder it cannot read counts as holding
+    some (it may be the user's).
+    """
+    def fail(exc: OSError) -> None:
+        raise exc
+
+    try:
+        for folder, dirs, files in os.walk(out, onerror=fail):
+            here = Path(folder)
+            if any(not is_lock_file(f) and not (here == out and f == STUDY) for f in files):
+                return True
+            if any((here / d).is_symlink() for d in dirs):
+                return True
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return False
 
 
 def load_run(run_dir: str | Path) -> Run:
     """A finished run directory (``aggregates.npz`` + ``summary.json``) as a ``Run``.
 
     Raises ``ValueError`` (or ``ConfigError`` for a bad resolved config) with a
-    one-line reason when the directory is not a whole run.
+    one-line reason when the directory is not a whole run. The summary's
+    config, seed and games and the aggregates must be the ones the run's
+    manifest (``run.json``) vouches for: a hand-edited summary would otherwise
+    be compared as the rule set it claims, not the one that was played.
     """
     d = Path(run_dir)
     npz, sj = d / "aggregates.npz", d / "summary.json"
@@ -311,5 +473,32 @@ def load_run(run_dir: str | Path) -> Run:
         raise ValueError(f"{npz} does not hold this run's aggregates: {exc}") from None
     if any((a < 0).any() for a in agg.values()) or agg["counts"][0] < 1:
         raise ValueError(f"{npz} does not hold this run's aggregates: impossible counts")
+    _vouched(d, summary, cfg, seed, agg)
     return Run(cfg, agg, seed, int(agg["counts"][0]), d, summary, reused=True)
 
+
+def _vouched(d: Path, summary: dict[str, Any], cfg: GameConfig, seed: int,
+             agg: dict[str, np.ndarray]) -> None:
+    """Refuse a run dir whose summary or aggregates are not what its ``run.json`` recorded."""
+    try:
+        manifest = read_manifest(d)
+    except OutDirError as exc:
+        raise ValueError(f"{d} cannot be checked against its manifest: {exc}") from None
+    games = int(agg["counts"][0])
+    recorded = manifest.get("games_used", manifest["games"])
+    digests = manifest.get("aggregates_sha256")  # None: written by an older unosim
+    problems = []
+    if manifest["status"] != "complete":
+        problems.append(f"its run is {str(manifest['status'])[:20]!r}, not complete")
+    if summary.get("config_hash") != config_hash(cfg) or rules_hash(cfg) != manifest["rules_hash"]:
+        problems.append("the config in summary.json is not the one that was run")
+    if seed != manifest["seed"] or cfg.seed != seed:
+        problems.append(f"summary.json says seed {seed}, the run used {manifest['seed']}")
+    if games != recorded or cfg.games != games:
+        problems.append(f"aggregates.npz holds {games:,} games, the run played {recorded!r}")
+    if digests is not None and (not isinstance(digests, dict) or any(
+            digests.get(k) != v for k, v in array_digests(agg).items())):
+        problems.append("aggregates.npz is not the one the run wrote")
+    if problems:
+        raise ValueError(f"{d} does not match its run.json ({'; '.join(problems)}); "
+                         "rerun it or compare another run dir")

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CHECKPOINT_FILES",
+    "ForeignChunk",
+    "array_digests",
     "PAIR_KEYS",
     "load_aggregates",
     "load_chunk",
@@ -64,6 +66,15 @@ def _digest(agg: Mapping[str, np.ndarray], keys: Collection[str] = AGG_KEYS) -> 
     return h.hexdigest()
 
 
+def array_digests(arrays: Mapping[str, np.ndarray]) -> dict[str, str]:
+    """sha256 of each array (as int64), by name: what ``run.json`` vouches for.
+
+    One digest per array, so an older file that lacks an optional array still
+    checks against the arrays it has.
+    """
+    return {k: _digest(arrays, (k,)) for k in sorted(arrays)}
+
+
 def _chunk_path(out: Path, index: int) -> Path:
     return out / "chunks" / f"chunk-{index:06d}.npz"
 
@@ -76,6 +87,11 @@ def load_aggregates(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
     """Merged aggregates saved by a run (``aggregates.npz`` or a chunk file)."""
     with np.load(path, allow_pickle=False) as z:
         return {k: np.array(z[k]) for k in AGG_KEYS}
+
+
+class ForeignChunk(ValueError):
+    """A whole checkpoint of another comparison (``--reuse`` or ``--force`` into a study
+    that paired other configs): not corrupt, just not this run's."""
 
 
 class _Invalid(ValueError):
@@ -193,8 +209,10 @@ def load_pair_chunk(out: Path, chunk: Chunk, seed: int, keys: list[str],
         raise ValueError(f"unreadable ({type(exc).__name__}: {exc})") from None
     expect = {"index": index, "start": start, "count": count, "seed": seed,
               "config_hashes": keys, "pairs": pairs}
-    if not isinstance(meta, dict) or any(meta.get(k) != v for k, v in expect.items()):
-        raise ValueError("it belongs to another comparison")
+    if not isinstance(meta, dict):
+        raise ValueError("its metadata is not an object")
+    if any(meta.get(k) != v for k, v in expect.items()):
+        raise ForeignChunk("it belongs to another comparison")
     arrays = read_arrays(path, shapes)
     if meta.get("digest") != _digest(arrays, PAIR_KEYS):
         raise ValueError("checksum mismatch")

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from unosim import __version__
-from unosim.run.checkpoints import CHECKPOINT_FILES, npz_writer
+from unosim.run.checkpoints import CHECKPOINT_FILES, array_digests, npz_writer
 from unosim.run.chunks import chunk_plan, growing_plan
 from unosim.run.errors import OutDirError, ResumeMismatchError
 from unosim.run.files import atomic_write, write_json
@@ -42,8 +42,10 @@ __all__ = [
     "check_out",
     "make_manifest",
     "prepare_out",
+    "read_checked",
     "read_manifest",
     "record_outputs",
+    "rules_hash",
     "save_results",
 ]
 
@@ -59,19 +61,27 @@ _FIELDS: dict[str, type] = {
 _TEMP = re.compile(r"\.(?P<name>.+)\.tmp-\d+")  # `atomic_write`'s temp file of `name`
 
 
+def rules_hash(cfg: GameConfig) -> str:
+    """The config's hash without its games and seed: the rules a run plays.
+
+    A resume compares it to say which of config, games and seed changed, and a
+    finished run dir's ``summary.json`` is checked against it when read back.
+    """
+    from unosim.rules.config import config_hash
+
+    return config_hash(cfg.model_copy(update={"games": 1, "seed": 0}))
+
+
 def make_manifest(cfg: GameConfig, key: str, seed: int, games: int, chunk_size: int,
                   records: bool, precision: float | None = None) -> dict[str, Any]:
     """``run.json``'s first content: everything a resume must find unchanged.
 
     With ``precision`` the run stops once precise enough: ``games`` is its cap
     and its chunks grow (`unosim.run.chunks.growing_plan`)."""
-    from unosim.rules.config import config_hash
     from unosim.rules.plugins import plugin_digests
 
-    # rules_hash ignores games and seed, so a resume can say which of them changed
-    rules = config_hash(cfg.model_copy(update={"games": 1, "seed": 0}))
     manifest = {"manifest_version": MANIFEST_VERSION, "config_name": cfg.name,
-                "config_hash": key, "rules_hash": rules,
+                "config_hash": key, "rules_hash": rules_hash(cfg),
                 "seed": seed, "games": games, "chunk_size": chunk_size, "records": records,
                 "chunks": len(growing_plan(games, chunk_size) if precision is not None
                               else chunk_plan(games, chunk_size)),
@@ -115,20 +125,29 @@ def _problem(data: Any) -> str | None:
     return None
 
 
-def read_manifest(out: Path) -> dict[str, Any]:
-    """The validated ``run.json`` of ``out``; `OutDirError` (one line) when it is not one."""
-    path = out / MANIFEST
+def read_checked(path: Path, what: str, problem: Callable[[Any], str | None],
+                 limit: int = MAX_MANIFEST) -> Any:
+    """The JSON in ``path`` if ``problem`` finds none in it; else `OutDirError` (one line).
+
+    A manifest is small: a larger file is refused before it is read.
+    """
     try:
-        if path.stat().st_size > MAX_MANIFEST:
-            raise ValueError(f"larger than {MAX_MANIFEST:,} bytes")
+        if path.stat().st_size > limit:
+            raise ValueError(f"larger than {limit:,} bytes")
         data = json.loads(path.read_bytes())
     except (OSError, ValueError) as exc:
-        problem: str | None = f"unreadable: {getattr(exc, 'strerror', None) or exc}"
+        found: str | None = f"unreadable: {getattr(exc, 'strerror', None) or exc}"
     else:
-        problem = _problem(data)
-    if problem is not None:
-        raise OutDirError(f"{path} is not a unosim run manifest ({problem}); nothing was "
+        found = problem(data)
+    if found is not None:
+        raise OutDirError(f"{path} is not a unosim {what} ({found}); nothing was "
                           "changed: fix or remove it, or use another --out")
+    return data
+
+
+def read_manifest(out: Path) -> dict[str, Any]:
+    """The validated ``run.json`` of ``out``; `OutDirError` (one line) when it is not one."""
+    data: dict[str, Any] = read_checked(out / MANIFEST, "run manifest", _problem)
     return data
 
 
@@ -218,10 +237,12 @@ def prepare_out(out: Path, manifest: dict[str, Any], old: dict[str, Any] | None,
 
 def save_results(out: Path, total: dict[str, np.ndarray], manifest: dict[str, Any],
                  **finished: Any) -> None:
-    """The merged ``aggregates.npz``, then ``run.json`` marked complete with ``finished``."""
+    """The merged ``aggregates.npz``, then ``run.json`` marked complete with ``finished``
+    and the digests of the aggregates (so a run dir read back is checked whole)."""
     try:
         atomic_write(out / "aggregates.npz", npz_writer(total))
-        write_json(out / MANIFEST, {**manifest, "status": "complete", **finished})
+        write_json(out / MANIFEST, {**manifest, "status": "complete", **finished,
+                                    "aggregates_sha256": array_digests(total)})
     except OSError as exc:
         raise OutDirError(f"cannot write results to {out}: {exc.strerror or exc}") from None
 

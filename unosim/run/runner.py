@@ -37,27 +37,37 @@ import functools
 import math
 import numbers
 import os
+import re
 import sys
 import time
 import warnings as _warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from unosim.engine.batch import NGF, empty_aggregates, merge_aggregates
+from unosim.rules.limits import MAX_GAMES, MAX_SEED
 from unosim.run.backends import BACKENDS, ChunkResult, Executor, executor
 from unosim.run.checkpoints import (
     PAIR_KEYS,
+    ForeignChunk,
     load_chunk,
     load_pair_chunk,
     save_chunk,
     save_pair_chunk,
 )
-from unosim.run.chunks import MIN_CHUNK, chunk_plan, default_chunk_size, growing_plan
+from unosim.run.chunks import (
+    MIN_CHUNK,
+    Chunk,
+    ChunkPlan,
+    chunk_plan,
+    default_chunk_size,
+    growing_plan,
+)
 from unosim.run.errors import BadOptionError, RunInterrupted
 from unosim.run.lock import lock_out_dir
 from unosim.run.manifest import check_out, make_manifest, prepare_out, save_results
@@ -65,8 +75,8 @@ from unosim.run.manifest import check_out, make_manifest, prepare_out, save_resu
 if TYPE_CHECKING:
     from unosim.rules.config import GameConfig
 
-__all__ = ["SMALL_RUN", "Lockstep", "RunResult", "StopRule",
-           "check_run_dir", "run_lockstep", "run_simulation", "turns_half_width"]
+__all__ = ["SMALL_RUN", "Lockstep", "RunResult", "StopRule", "check_games",
+           "check_run_dir", "check_seed", "run_lockstep", "run_simulation", "turns_half_width"]
 
 SMALL_RUN = 20_000  # games; below this the default is one in-process job
 _KERNEL_FIELDS = ("ci", "cf", "pp", "points", "wish_icons", "deck_counts")
@@ -363,7 +373,7 @@ class _Job:
     keys: list[str]
     seed: int
     pairs: tuple[Pair, ...]
-    plan: list[tuple[int, int, int]]
+    plan: ChunkPlan
     outs: list[Path] | None
     pair_out: Path | None
     records: bool
@@ -401,12 +411,26 @@ class _Job:
         self.kept[chunk[0]] = kept
         return None
 
+    def _on_disk(self) -> list[int]:
+        """The chunks of the plan that have a file in some checkpoint folder, in order.
+
+        Only these can be reused: a fresh run of millions of chunks looks at
+        one empty folder, not at millions of paths.
+        """
+        found: set[int] = set()
+        for d in [*(self.outs or ()), *([self.pair_out] if self.pair_out and self.pairs else [])]:
+            with contextlib.suppress(OSError):
+                with os.scandir(d / "chunks") as entries:
+                    found.update(int(m[1]) for e in entries
+                                 if (m := _CHUNK_FILE.fullmatch(e.name)))
+        return sorted(i for i in found if i < len(self.plan))
+
     def _verified(self, where: Path, load: Callable[[], dict[str, np.ndarray]],
                   index: int) -> dict[str, np.ndarray] | None:
         """``load()`` if its file is there and verifies; None (with a warning if corrupt)."""
         try:
             return load()
-        except FileNotFoundError:
+        except (FileNotFoundError, ForeignChunk):  # missing, or another study's: computed anew
             return None
         except ValueError as exc:
             self.warn(f"chunk {index} in {where / 'chunks'} is corrupt ({exc}); recomputing it")
@@ -432,8 +456,9 @@ class _Job:
         totals = [empty_aggregates(cc) for cc in self.ccs]
         sums = np.zeros((len(self.pairs), 2 * NGF), np.int64)
         moments = np.zeros((len(self.pairs), 2 * NGF, 2 * NGF), np.int64)
-        reused = {c[0]: r for c in self.plan if (r := self._reuse(c)) is not None}
-        todo = [c for c in self.plan if c[0] not in reused]
+        reused = {i: r for i in self._on_disk() if (r := self._reuse(self.plan[i])) is not None}
+        # the chunks to compute, listed lazily: a plan may hold millions
+        todo = cast("list[Chunk]", _Remaining(self.plan, reused.keys()))
         # a run that stops on precision has no known end: the bar counts games only
         bar = _progress_bar(progress, games if self.stop is None else None,
                             sum(self.plan[i][2] for i in reused) if self.stop is None else 0)
@@ -519,23 +544,65 @@ class _Job:
                 "half_width": round(hw, 6) if math.isfinite(hw) else None, "met": met}
 
 
+_CHUNK_FILE = re.compile(r"(?:chunk|pairs)-(\d{6,})\.npz")
+
+
+class _Remaining:
+    """The chunks of ``plan`` not in ``done``, in order, without listing them."""
+
+    def __init__(self, plan: ChunkPlan, done: Collection[int]) -> None:
+        self.plan, self.done = plan, done
+
+    def __len__(self) -> int:
+        return len(self.plan) - len(self.done)
+
+    def __iter__(self) -> Iterator[Chunk]:
+        return (c for c in self.plan if c[0] not in self.done)
+
+
 def _whole(value: Any) -> bool:
     return not isinstance(value, bool) and isinstance(value, numbers.Integral)
+
+
+def check_games(games: Any, name: str = "games") -> None:
+    """Refuse a game count (or cap) outside the limits the CLI's options enforce.
+
+    Game indices and seeds are 64-bit integers in the kernel's random streams
+    (`unosim.rules.limits`): a larger value would fail at the end of a run, or
+    never end. Every caller (CLI, API, studies) meets this one check.
+    """
+    if not _whole(games) or not 1 <= games <= MAX_GAMES:
+        raise BadOptionError(f"{name} must be a whole number from 1 to {MAX_GAMES:,}, "
+                             f"got {_short(games)}")
+
+
+def check_seed(seed: Any) -> None:
+    """Refuse a seed outside the CLI's limits (see `check_games`)."""
+    if not _whole(seed) or not 0 <= seed <= MAX_SEED:
+        raise BadOptionError(f"seed must be a whole number from 0 to {MAX_SEED:,}, "
+                             f"got {_short(seed)}")
+
+
+def _short(value: Any) -> str:
+    """``repr(value)``, cut short: a hostile value must not make a long message."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _check_options(games: int, seed: int, jobs: int | None, chunk_size: int | None,
                    backend: str, scheduler: str | None, out: Any, records: bool,
                    resume: bool, force: bool) -> None:
-    if not _whole(games) or games < 1:
-        raise BadOptionError(f"games must be a whole number of at least 1, got {games!r}")
-    if not _whole(seed) or seed < 0:
-        raise BadOptionError(f"seed must be a whole number >= 0, got {seed!r}")
-    if jobs is not None and jobs < 1:
-        raise BadOptionError(f"jobs must be at least 1 (omit it to use all cores), got {jobs}")
-    if chunk_size is not None and chunk_size < 1:
-        raise BadOptionError(f"chunk size must be at least 1, got {chunk_size}")
+    check_games(games)
+    check_seed(seed)
+    if jobs is not None and (not _whole(jobs) or jobs < 1):
+        raise BadOptionError("jobs must be a whole number of at least 1 (omit it to use all "
+                             f"cores), got {_short(jobs)}")
+    if chunk_size is not None and (not _whole(chunk_size) or not 1 <= chunk_size <= MAX_GAMES):
+        raise BadOptionError(f"chunk size must be a whole number from 1 to {MAX_GAMES:,}, "
+                             f"got {_short(chunk_size)}")
     if backend not in BACKENDS:
-        raise BadOptionError(f"unknown backend {backend!r} (choose {' or '.join(BACKENDS)})")
+        raise BadOptionError(f"unknown backend {_short(backend)} "
+                             f"(choose {' or '.join(BACKENDS)})")
     if scheduler and backend != "dask":
         raise BadOptionError("--scheduler needs --backend dask")
     if resume and force:
