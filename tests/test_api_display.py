@@ -147,3 +147,14 @@ def test_table_columns_have_their_types(results):
     assert str(results["run"].frame()["n"].dtype) == "int64"
     for col in ("games", "rounds", "seed"):
         assert str(results["compare"].table()[col].dtype) == "int64", col
+
+
+def test_leagues_of_several_rule_sets_name_them():
+    ls = unosim.league(["random", "greedy"], players=3, games=300, jobs=1,
+                       vary={"house_rules.jump_in": [False, True]})
+    text = repr(ls)
+    assert "jump-in off: League" in text and "jump-in on: League" in text
+    ET.fromstring(ls._repr_html_())
+    assert isinstance(ls.plot(), Figure)
+    t = ls.table()
+    assert list(t["rule"].unique()) == ["off", "on"] and str(t["n"].dtype) == "int64"

@@ -92,7 +92,7 @@ def result_html(name: str, games: int, seed: int, aggregates: dict[str, Any]) ->
 # --------------------------------------------------------------------------- #
 
 def _keys(cmp: Comparison) -> list[str]:
-    return [k for k in HEADLINES if k in cmp.values]
+    return [k for k in HEADLINES if k in cmp.values] or [cmp.metrics[0].key]
 
 
 def _cells(cmp: Comparison, key: str, i: int) -> list[str]:
@@ -113,11 +113,14 @@ def _cells(cmp: Comparison, key: str, i: int) -> list[str]:
 
 
 def _sample(cmp: Comparison) -> str:
+    from unosim.analysis.estimates import is_match
+
+    unit = "matches" if all(is_match(r.aggregates) for r in cmp.runs) else "games"
     games = sorted({r.games for r in cmp.runs})
     seeds = sorted({r.seed for r in cmp.runs})
     how = ("paired game by game with " + cmp.labels[0] if any(cmp.paired)
            else "not paired")
-    return (f"{', '.join(f'{g:,}' for g in games)} games each, "
+    return (f"{', '.join(f'{g:,}' for g in games)} {unit} each, "
             f"seed{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))}, {how}")
 
 
@@ -203,16 +206,17 @@ def _rating_rows(lg: League) -> list[list[str]]:
              pct_ci(rates[i])] for i in r.order()]
 
 
-def _league_title(lg: League) -> str:
-    rule = f"{lg.rule}: " if lg.rule else ""
+def _league_title(lg: League, rule: str = "") -> str:
+    """What was played; ``rule`` names the rule set ("jump-in on") of one of several."""
+    rule = f"{rule or lg.rule}: " if rule or lg.rule else ""
     return (f"{rule}League of {', '.join(lg.names)} at {lg.players} players, "
             f"{lg.games:,} {lg.unit.replace('rounds', 'games')} per seating, "
             f"{len(lg.tables):,} seatings, seed {lg.seed}")
 
 
-def league_text(lg: League) -> str:
+def league_text(lg: League, rule: str = "") -> str:
     """The league's ratings, strongest first, with intervals and win rates per seat."""
-    return _text(_league_title(lg) + ":", [f"{n}: {elo}, wins {rate} per seat"
+    return _text(_league_title(lg, rule) + ":", [f"{n}: {elo}, wins {rate} per seat"
                                            for n, elo, rate in _rating_rows(lg)])
 
 
@@ -221,19 +225,24 @@ def _head(lg: League) -> list[str]:
             f"Win rate per seat (95% CI; fair {pct(1 / lg.players)})"]
 
 
-def league_html(lg: League) -> str:
+def league_html(lg: League, rule: str = "") -> str:
     """The ratings table and the plain verdicts."""
-    return html(_league_title(lg), [], _head(lg), _rating_rows(lg), lg.verdicts())
+    return html(_league_title(lg, rule), [], _head(lg), _rating_rows(lg), lg.verdicts())
+
+
+def _rules(ls: LeagueSet) -> list[str]:
+    return [f"{ls.axis.label} {lg.rule}" if ls.axis else "" for lg in ls.leagues]
 
 
 def leagues_text(ls: LeagueSet) -> str:
     """Each league's ratings (one block per rule set), then the rating moves."""
-    return "\n".join([league_text(lg) for lg in ls.leagues] + ls.moves)
+    return "\n".join([league_text(lg, r) for lg, r in zip(ls.leagues, _rules(ls), strict=True)]
+                     + ls.moves)
 
 
 def leagues_html(ls: LeagueSet) -> str:
     """Each league's summary, then the rating moves between rule sets."""
-    parts = [league_html(lg) for lg in ls.leagues]
+    parts = [league_html(lg, r) for lg, r in zip(ls.leagues, _rules(ls), strict=True)]
     if ls.moves:
         parts.append(html("Rating moves between rule sets", items=ls.moves))
     return "<div>" + "".join(parts) + "</div>"
