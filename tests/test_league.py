@@ -188,8 +188,9 @@ def test_a_small_league_runs_from_the_api(tmp_path):
     assert [lg.rule for lg in ls.leagues] == ["off", "on"]
     assert all(lg.names[lg.ratings.order()[0]] == "strategic" for lg in ls.leagues)
     _check_outputs(tmp_path / "api", vary=True)
-    m = ls.leagues[0].matrix()
-    assert m[1, 0, 0] + m[0, 1, 0] == pytest.approx(1.0, abs=0.02)  # stalemates aside
+    rate = ls.leagues[0].matrix()["rate"]
+    assert rate.loc["strategic", "random"] + rate.loc["random", "strategic"] == pytest.approx(
+        1.0, abs=0.02)  # stalemates aside
 
 
 @pytest.mark.parametrize("args", [["random"], ["random", "random"], ["random", "nobody"],

@@ -40,6 +40,7 @@ from unosim.rules.limits import DEFAULT_MAX_GAMES
 
 if TYPE_CHECKING:
     import pandas as pd
+    from matplotlib.figure import Figure
 
     from unosim.report.comparison import Comparison
     from unosim.report.league import LeagueSet
@@ -216,6 +217,22 @@ class Result:
         where = f", out={str(self.out)!r}" if self.out else ""
         return (f"Result({self.cfg.name!r}, games={self.games:,}, seed={self.seed}, "
                 f"turns={self.turns}{where})")
+
+    def _repr_html_(self) -> str:
+        from unosim.report.notebook import result_html
+
+        return result_html(self.cfg.name, self.games, self.seed, self.aggregates)
+
+    def plot(self) -> Figure:
+        """Turns per round: the distribution and its CDF, mean and median marked (the run
+        report's chart), as a matplotlib Figure."""
+        from unosim.report.charts import Series, turns_figure
+        from unosim.report.notebook import displayable
+
+        return displayable(turns_figure(
+            [Series(self.cfg.name, self.aggregates["turns_hist"])],
+            f"Turns per round: {self.cfg.name}, {self.cfg.players} players, "
+            f"{self.games:,} games"))
 
     @classmethod
     def from_dir(cls, run_dir: str | Path) -> Result:

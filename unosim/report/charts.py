@@ -56,6 +56,7 @@ __all__ = [
     "all_zero",
     "draws_chart",
     "forest_chart",
+    "forest_figure",
     "grouped_rates_chart",
     "hist_chart",
     "line_chart",
@@ -65,6 +66,7 @@ __all__ = [
     "rate_chart",
     "stacked_bars_chart",
     "turns_chart",
+    "turns_figure",
 ]
 
 DPI = 110
@@ -318,6 +320,16 @@ def turns_chart(
     unit: str = "turns per round",
     colors: Sequence[str] | None = None,
 ) -> Path:
+    """`turns_figure` saved as a PNG at ``path``."""
+    return _save(turns_figure(series, title, unit, colors), path)
+
+
+def turns_figure(
+    series: Sequence[Series],
+    title: str,
+    unit: str = "turns per round",
+    colors: Sequence[str] | None = None,
+) -> Figure:
     """Histogram and CDF of a per-round count; mean and median marked.
 
     One series gives bars with its mean and median drawn as lines; several
@@ -402,7 +414,7 @@ def turns_chart(
     _suptitle(fig, title)
     if note:
         _footnote(fig, note, x=0.99, ha="right")
-    return _save(fig, path)
+    return fig
 
 
 def hist_chart(
@@ -812,15 +824,42 @@ def line_chart(
     return _save(fig, path)
 
 
+_FOREST_LEGEND = "filled: the 95% interval excludes no change; hollow: it includes it"
+Panel = tuple[str, Sequence[float], Sequence[float], Sequence[float]]
+
+
 def forest_chart(
     labels: Sequence[str],
-    panels: Sequence[tuple[str, Sequence[float], Sequence[float], Sequence[float]]],
+    panels: Sequence[Panel],
     path: str | Path,
     title: str,
     colors: Sequence[str] | None = None,
     filled: Sequence[Sequence[bool]] | None = None,
-    legend: str = "filled: the 95% interval excludes no change; hollow: it includes it",
+    legend: str = _FOREST_LEGEND,
 ) -> Path:
+    """`forest_figure` saved as a PNG at ``path``, its filled markers recorded in it."""
+    fills = _fills(panels, filled)
+    return _save(forest_figure(labels, panels, title, colors, fills, legend), path,
+                 markers_text(fills))
+
+
+def _fills(panels: Sequence[Panel], filled: Sequence[Sequence[bool]] | None
+           ) -> list[list[bool]]:
+    """Which markers are filled: as given, else those whose interval excludes zero."""
+    if filled is not None:
+        return [list(f) for f in filled]
+    return [[bool(li > 0 or hj < 0) for li, hj in zip(p[2], p[3], strict=True)]
+            for p in panels]
+
+
+def forest_figure(
+    labels: Sequence[str],
+    panels: Sequence[Panel],
+    title: str,
+    colors: Sequence[str] | None = None,
+    filled: Sequence[Sequence[bool]] | None = None,
+    legend: str = _FOREST_LEGEND,
+) -> Figure:
     """Effects against a baseline: one row per config, point and 95% interval, zero line.
 
     ``panels`` holds ``(x label, values, lows, highs)``; ``filled[k][j]`` says
@@ -841,8 +880,7 @@ def forest_chart(
     axes = _grid(fig, k, left=label_w, right=0.3, top=0.55 + extra, bottom=0.85, wspace=0.35,
                  sharey=True)
     y = np.arange(len(labels))[::-1]
-    fills = [list(f) for f in filled] if filled is not None else [
-        [bool(li > 0 or hj < 0) for li, hj in zip(p[2], p[3], strict=True)] for p in panels]
+    fills = _fills(panels, filled)
     for ax, (xlabel, vals, lows, highs), fill in zip(axes, panels, fills, strict=True):
         v, lo, hi = (np.asarray(a, dtype=float) for a in (vals, lows, highs))
         ax.axvline(0, color=FAIR_COLOR, linewidth=1.0, linestyle="--")
@@ -868,4 +906,4 @@ def forest_chart(
     axes[0].set_ylim(-0.7, len(labels) - 0.3)
     _suptitle(fig, title)
     _footnote(fig, legend)
-    return _save(fig, path, markers_text(fills))
+    return fig

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from matplotlib.figure import Figure
 
 from unosim.analysis.estimates import (
     BOOT,
@@ -61,7 +62,7 @@ from unosim.report.verdicts import (
 from unosim.rules.config import GameConfig
 from unosim.run.files import atomic_write, write_text
 
-__all__ = ["run_comparison", "write_comparison", "write_table"]
+__all__ = ["effects_figure", "run_comparison", "write_comparison", "write_table"]
 
 _RATE = Metric("win_rate", "", "rate", "first", percent=True)  # formats a position's rate
 
@@ -300,7 +301,18 @@ def effect_markers(cmp: Comparison, key: str) -> list[bool]:
 
 
 def _effects_chart(cmp: Comparison, path: Path) -> Path:
-    """Each config's effect on round length and on the first player's win rate."""
+    """`effects_figure` saved as a PNG, its filled markers recorded in it."""
+    return charts.forest_chart(**_effects(cmp), path=path)
+
+
+def effects_figure(cmp: Comparison) -> Figure:
+    """Each config's paired effect on round length and on the first player's win rate,
+    with 95% intervals, markers filled as the verdicts decide (the page's effects chart)."""
+    return charts.forest_figure(**_effects(cmp))
+
+
+def _effects(cmp: Comparison) -> dict[str, Any]:
+    """The effects chart's labels, panels, title and fills."""
     m1 = cmp.values["turns_mean"][0].value
     nan = float("nan")
     panels: list[tuple[str, list[float], list[float], list[float]]] = []
@@ -312,11 +324,11 @@ def _effects_chart(cmp: Comparison, path: Path) -> Path:
         diff, low, high = ([scale * float(getattr(d, f)) if d is not None else nan for d in ds]
                            for f in ("diff", "low", "high"))
         panels.append((xlabel, diff, low, high))
-    return charts.forest_chart(
-        cmp.labels[1:], panels, path,
-        f"Effect of each rule set against {cmp.labels[0]} (95% CI)",
-        filled=[effect_markers(cmp, "turns_mean"),
-                effect_markers(cmp, "first_player_win_rate")], legend=MARKER_LEGEND)
+    return {"labels": cmp.labels[1:], "panels": panels,
+            "title": f"Effect of each rule set against {cmp.labels[0]} (95% CI)",
+            "filled": [effect_markers(cmp, "turns_mean"),
+                       effect_markers(cmp, "first_player_win_rate")],
+            "legend": MARKER_LEGEND}
 
 
 def _positions(doc: Doc, cmp: Comparison, out: Path, stem: str) -> list[Path]:

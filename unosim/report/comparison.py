@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -50,6 +50,9 @@ from unosim.rules.settings import describe_difference
 
 __all__ = ["Comparison", "compare_runs", "comparison_table", "decide_together",
            "diff_se", "questions_for", "run_label", "seat_diff", "unique_labels"]
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 NAN = float("nan")
 
@@ -113,6 +116,27 @@ class Comparison:
     def table(self) -> pd.DataFrame:
         """The tidy table: one row per metric and config (then per seat position)."""
         return comparison_table(self)
+
+    def __repr__(self) -> str:
+        from unosim.report.notebook import comparison_text
+
+        return comparison_text(self)
+
+    def _repr_html_(self) -> str:
+        from unosim.report.notebook import comparison_html
+
+        return comparison_html(self)
+
+    def plot(self) -> Figure:
+        """The paired difference of each config from the first, with its 95% interval: mean
+        turns (%) and first-player win rate (points); filled where the verdict decides a
+        change. A matplotlib Figure (the page's effects chart)."""
+        from unosim.report.compare import effects_figure
+        from unosim.report.notebook import displayable
+
+        if len(self.runs) < 2:
+            raise ValueError("nothing to plot: one config, no difference")
+        return displayable(effects_figure(self))
 
 
 def questions_for(cmp: Comparison) -> list[Question]:

@@ -13,8 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+from matplotlib.figure import Figure
 
 from unosim.report.charts import (
     COLORS,
@@ -33,7 +35,7 @@ from unosim.report.charts import (
     markers_text,
 )
 
-__all__ = ["Dots", "Fit", "dots_chart"]
+__all__ = ["Dots", "Fit", "dots_chart", "dots_figure"]
 
 
 @dataclass(frozen=True)
@@ -59,9 +61,22 @@ class Dots:
     filled: Sequence[bool] | None = None  # per dot; None: by its interval (see dots_chart)
 
 
-def dots_chart(
+def dots_chart(series: Sequence[Dots], path: str | Path, title: str, xlabel: str,
+               ylabel: str, **options: Any) -> Path:
+    """`dots_figure` saved as a PNG at ``path``, the fills drawn recorded in it
+    (``options``: the keyword arguments of `_dots`)."""
+    fig, drawn = _dots(series, title, xlabel, ylabel, **options)
+    return _save(fig, path, markers_text(drawn))
+
+
+def dots_figure(series: Sequence[Dots], title: str, xlabel: str, ylabel: str,
+                **options: Any) -> Figure:
+    """Dots with 95% error bars as a figure (``options``: the keyword arguments of `_dots`)."""
+    return _dots(series, title, xlabel, ylabel, **options)[0]
+
+
+def _dots(
     series: Sequence[Dots],
-    path: str | Path,
     title: str,
     xlabel: str,
     ylabel: str,
@@ -73,7 +88,7 @@ def dots_chart(
     reference_label: str = "",
     legend_title: str | None = None,
     footnote: str | None = None,
-) -> Path:
+) -> tuple[Figure, list[list[bool]]]:
     """Each series as dots with 95% error bars; ``xticklabels`` makes x categorical.
 
     Categorical: series ``j`` is drawn at ``x + offset_j`` around positions
@@ -151,4 +166,4 @@ def dots_chart(
         h = fig.get_size_inches()[1]
         fig.text(0.5, 0.06 / h, _wrap(footnote, 140), ha="center", va="bottom", fontsize=8,
                  color=FAIR_COLOR)
-    return _save(fig, path, markers_text(drawn))
+    return fig, drawn

@@ -37,7 +37,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -71,6 +71,9 @@ from unosim.rules.config import (
 __all__ = ["League", "LeagueError", "LeagueSet", "PILOT_GAMES", "balance", "check_options",
            "decide", "design_text", "full_count", "refuse_seat_keys", "run_league", "seatings",
            "write_league"]
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 PILOT_GAMES = 2_000  # --precision: games of the pilot that sizes the run
 ROUND_TO = 1_000  # --precision: the games a run needs are rounded up to this
@@ -323,7 +326,23 @@ class League:
         wb = math.fsum(t.wins[t.seats.index(b)] for t in self.h2h if set(t.seats) == {a, b})
         return wa, wb
 
-    def matrix(self) -> np.ndarray:
+    def matrix(self) -> pd.DataFrame:
+        """Head to head at 2 players, labelled: row ``policy``'s win rate against column
+        ``opponent``, its 95% Wilson interval and the games behind it.
+
+        Columns are (measure, opponent): ``matrix()["rate"]`` is the square table
+        of win rates, ``["low"]``, ``["high"]`` its interval, ``["games"]`` the
+        games; NA on the diagonal and without a head-to-head.
+        """
+        m = self.h2h_array()
+        index = pd.Index(self.names, name="policy")
+        columns = pd.Index(self.names, name="opponent")
+        parts = {measure: pd.DataFrame(m[:, :, j], index=index, columns=columns)
+                 for j, measure in enumerate(("rate", "low", "high"))}
+        parts["games"] = pd.DataFrame(m[:, :, 3], index=index, columns=columns).astype("Int64")
+        return pd.concat(parts, axis=1, names=["measure"])
+
+    def h2h_array(self) -> np.ndarray:
         """``[row, col, (rate, low, high, games)]``: row's 2-player win rate against col."""
         k = len(self.names)
         m = np.full((k, k, 4), np.nan)
@@ -344,6 +363,20 @@ class League:
 
     def spread(self) -> tuple[float, float, float]:
         return rating_spread(self.ratings)
+
+    def verdicts(self) -> list[str]:
+        """The verdict sentences in plain text (the page's, without its emphasis)."""
+        return _verdicts(self, markdown=False)
+
+    def __repr__(self) -> str:
+        from unosim.report.notebook import league_text
+
+        return league_text(self)
+
+    def _repr_html_(self) -> str:
+        from unosim.report.notebook import league_html
+
+        return league_html(self)
 
 
 @dataclass
@@ -372,10 +405,12 @@ class LeagueSet:
         rows: list[dict[str, Any]] = []
 
         def add(lg: League, measure: str, policy: str, value: float, low: float, high: float,
-                n: float, opponent: str = "") -> None:
-            rows.append({"rule": lg.rule, "measure": measure, "policy": policy,
+                n: float, opponent: str | None = None) -> None:
+            rows.append({"rule": lg.rule or None, "measure": measure, "policy": policy,
                          "opponent": opponent, "value": value, "low": low, "high": high,
-                         "n": n, "players": lg.players, "games": lg.games, "seed": lg.seed})
+                         "n": int(round(n)),
+                         "players": 2 if measure == "head_to_head" else lg.players,
+                         "games": lg.games, "seed": lg.seed})
 
         for lg in self.leagues:
             r = lg.ratings
@@ -383,7 +418,7 @@ class LeagueSet:
             for p, (name, e) in enumerate(zip(lg.names, lg.win_rates(), strict=True)):
                 add(lg, "win_rate_per_seat", name, e.value, e.low, e.high, e.n)
                 add(lg, "rating", name, r.rating[p], r.low[p], r.high[p], decided)
-            m = lg.matrix()
+            m = lg.h2h_array()
             for a, b in itertools.permutations(range(len(lg.names)), 2):
                 if not math.isnan(m[a, b, 3]):
                     rate, low, high, n = (float(x) for x in m[a, b])
@@ -395,10 +430,35 @@ class LeagueSet:
             if edge is not None and lg.best is not None:
                 add(lg, "edge_over_random", lg.names[lg.best], edge[0], edge[1], edge[2],
                     sum(t.games for t in lg.vs_random), "random")
-        return pd.DataFrame(rows)
+        return pd.DataFrame(rows).astype({"rule": "string", "measure": "string",
+                                          "policy": "string", "opponent": "string",
+                                          "n": "int64", "players": "int64", "games": "int64",
+                                          "seed": "int64"})
 
     def verdicts(self) -> list[list[str]]:
-        return [lg.sentences for lg in self.leagues]
+        """Each league's verdict sentences in plain text, one list per rule set."""
+        return [lg.verdicts() for lg in self.leagues]
+
+    def __repr__(self) -> str:
+        from unosim.report.notebook import leagues_text
+
+        return leagues_text(self)
+
+    def _repr_html_(self) -> str:
+        from unosim.report.notebook import leagues_html
+
+        return leagues_html(self)
+
+    def plot(self) -> Figure:
+        """Each policy's rating (Elo) with its 95% interval, one series per rule set (the
+        page's rating chart), as a matplotlib Figure."""
+        from unosim.report.notebook import displayable
+
+        title = ("Policy ratings (Elo, 95% CI)" if self.axis is None
+                 else f"Ratings by {self.axis.label} (Elo, 95% CI)")
+        return displayable(league_charts.rating_figure(
+            self.names, [(lg.rule or "rating", lg.ratings.rating, lg.ratings.low,
+                          lg.ratings.high) for lg in self.leagues], title))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -419,7 +479,7 @@ class LeagueSet:
                                      {"policy": lg.names[lg.best],
                                       **dict(zip(("value", "low", "high"), lg.edge() or (),
                                                  strict=True))}),
-                "verdicts": lg.sentences,
+                "verdicts": lg.verdicts(),
             } for lg in self.leagues],
         }
 
@@ -729,7 +789,7 @@ def decide(ls: LeagueSet) -> int:
                             f"(95% CI {d - Z * se:+.0f} to {d + Z * se:+.0f}; Holm-adjusted "
                             f"{_p(p)}).")
     for lg in ls.leagues:
-        lg.sentences = _verdicts(lg, ls.n_tests)
+        lg.sentences = _verdicts(lg)
     return ls.n_tests
 
 
@@ -759,15 +819,18 @@ def _h2h_words(lg: League, a: int, b: int) -> str:
             "policies seated around them, while a head-to-head is one pairing at 2 players.")
 
 
-def _verdicts(lg: League, n_tests: int) -> list[str]:
-    """Plain sentences: who rates highest, which neighbours differ, how much skill is left."""
+def _verdicts(lg: League, markdown: bool = True) -> list[str]:
+    """Plain sentences: who rates highest, which neighbours differ, how much skill is left.
+
+    With ``markdown`` the leader is in bold, for the page; the API's verdicts are plain.
+    """
     r, names = lg.ratings, lg.names
     order = r.order()
     rates = lg.win_rates()
     top = order[0]
     fair = 1 / lg.players
     co_top = [i for i in order if i != top and lg.tied(top, i)]
-    who = " and ".join(f"**{names[i]}**" for i in [top, *co_top])
+    who = " and ".join(f"**{names[i]}**" if markdown else names[i] for i in [top, *co_top])
     out = [f"{who} {'rate' if co_top else 'rates'} highest: {_elo(r.rating[top])} Elo (95% CI "
            f"{_elo(r.low[top])} to {_elo(r.high[top])}); "
            f"{'each' if co_top else 'it'} wins {pct_ci(rates[top])} of "
@@ -885,7 +948,7 @@ def _league_section(doc: Doc, lg: League, out: Path, stem: str, sub: bool) -> li
                + [", ".join(f"{w:g}" for w in t.wins)] for i, t in enumerate(lg.tables)])
     h("Head to head (2 players)")
     if lg.h2h:
-        m = lg.matrix()
+        m = lg.h2h_array()
         doc.table(["Row beats column"] + names,
                   [[names[a]] + ["—" if a == b else "identical" if lg.tied(a, b) else pct_ci(Estimate(float(m[a, b, 0]), float(m[a, b, 1]),
                                                         float(m[a, b, 2]), int(m[a, b, 3])))

@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 from unosim.report.charts import COLORS
 from unosim.run.files import atomic_write
 
-__all__ = ["matrix_chart", "rating_chart"]
+__all__ = ["matrix_chart", "rating_chart", "rating_figure"]
 
 DPI = 110
 GREY = "#666666"
@@ -39,6 +39,12 @@ def _save(fig: Figure, path: Path) -> Path:
 def rating_chart(names: Sequence[str],
                  series: Sequence[tuple[str, Any, Any, Any]],
                  path: str | Path, title: str) -> Path:
+    """`rating_figure` saved as a PNG at ``path``."""
+    return _save(rating_figure(names, series, title), Path(path))
+
+
+def rating_figure(names: Sequence[str], series: Sequence[tuple[str, Any, Any, Any]],
+                  title: str) -> Figure:
     """One row per policy, a dot and 95% interval per series (rule set), a zero line.
 
     Each series is ``(label, ratings, lows, highs)`` (sequences or arrays, one
@@ -66,7 +72,7 @@ def rating_chart(names: Sequence[str],
     if s > 1:
         ax.legend(fontsize=8.5, frameon=False, loc="best")
     ax.set_title(title, fontsize=12, fontweight="bold")
-    return _save(fig, Path(path))
+    return fig
 
 
 def matrix_chart(names: Sequence[str], rates: np.ndarray, path: str | Path,

@@ -22,7 +22,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -93,6 +93,9 @@ CHART_METRICS = ("turns_mean", "first_player_win_rate", "first_player_vs_fair",
                  "stalemate_rate", "drawn_mean", "match_rounds_mean")
 NAN = float("nan")
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 
 @dataclass
 class Group:
@@ -153,6 +156,31 @@ class Sweep:
     def answers(self) -> list[str]:
         """The sweep's answer in sentences, as strong as the Holm-adjusted decisions allow."""
         return answer_sentences(self)
+
+    def __repr__(self) -> str:
+        from unosim.report.notebook import sweep_text
+
+        return sweep_text(self)
+
+    def _repr_html_(self) -> str:
+        from unosim.report.notebook import sweep_html
+
+        return sweep_html(self)
+
+    def plot(self, metric: str = "turns_mean") -> Figure:
+        """Each cell's paired effect against its baseline cell with its 95% interval, along
+        the first axis that is not the baseline key (the page's effect chart): ``metric``
+        is ``turns_mean`` (change in %) or ``first_player_win_rate`` (points)."""
+        from unosim.report.dots import dots_figure
+        from unosim.report.notebook import displayable
+        from unosim.report.sweep_answers import effect_specs
+
+        specs = {c.key: c for c in effect_specs(self)}
+        if metric not in specs:
+            raise ValueError(f"no effect of {metric!r} to plot (have: "
+                             f"{', '.join(specs) or 'none, one value per key'})")
+        c = specs[metric]
+        return displayable(dots_figure(c.dots, *c.labels, **c.options))
 
     def to_json(self) -> dict[str, Any]:
         """What ``--format json`` prints: the answer, the baseline, and the table's records."""

@@ -13,7 +13,7 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,8 +26,8 @@ from unosim.report.verdicts import ESTABLISHED, MARKER_LEGEND
 if TYPE_CHECKING:
     from unosim.report.sweep import Sweep
 
-__all__ = ["EFFECTS", "Effect", "Series", "answer_sentences", "cell_effect",
-           "decided", "effect_charts", "fmt_effect", "numeric_axis", "trend_words",
+__all__ = ["EFFECTS", "Effect", "EffectChart", "Series", "answer_sentences", "cell_effect",
+           "decided", "effect_charts", "effect_specs", "fmt_effect", "numeric_axis", "trend_words",
            "value_phrase"]
 
 # The questions a sweep answers in words and charts as effects: (key, effect axis label).
@@ -226,6 +226,24 @@ def answer_sentences(sweep: Sweep) -> list[str]:
 
 def effect_charts(sweep: Sweep, out: Path, stem: str) -> list[tuple[Path, str, list[str]]]:
     """One dots chart per answered question: (path, caption, trend sentences)."""
+    return [(dots_chart(c.dots, out / f"{stem}_effect_{c.key}.png", *c.labels, **c.options),
+             c.caption, c.trends) for c in effect_specs(sweep)]
+
+
+@dataclass(frozen=True)
+class EffectChart:
+    """What one effect chart draws: its question, dots, (title, x, y labels), options."""
+
+    key: str
+    dots: list[Dots]
+    labels: tuple[str, str, str]
+    options: dict[str, Any]
+    caption: str
+    trends: list[str]
+
+
+def effect_specs(sweep: Sweep) -> list[EffectChart]:
+    """The effect chart of each answered question, ready to draw or save."""
     b, bv = sweep.baseline
     axis = sweep.axes[sweep.x_axis]
     numeric = numeric_axis(axis)
@@ -263,16 +281,16 @@ def effect_charts(sweep: Sweep, out: Path, stem: str) -> list[tuple[Path, str, l
             dots = [Dots(d.label, [sorted({x for dd in dots for x in dd.x}).index(x)
                                    for x in d.x], d.y, d.low, d.high, filled=d.filled)
                     for d in dots]
-        path = dots_chart(dots, out / f"{stem}_effect_{key}.png", title, axis.label, ylabel,
-                          xticklabels=ticks, zero=True,
-                          legend_title=sweep.axes[b].label if len(dots) > 1 else None,
-                          footnote=MARKER_LEGEND + ("; lines: weighted linear trend with "
-                                                    "its 95% band" if numeric else ""))
+        options = {"xticklabels": ticks, "zero": True,
+                   "legend_title": sweep.axes[b].label if len(dots) > 1 else None,
+                   "footnote": MARKER_LEGEND + ("; lines: weighted linear trend with "
+                                                "its 95% band" if numeric else "")}
         caption = (f"Paired effect of each cell against its baseline cell "
                    f"({value_phrase(sweep.axes[b], bv)}), with 95% intervals"
                    + ("; lines are weighted linear trends" if numeric else "")
                    + "; " + MARKER_LEGEND)
-        made.append((path, caption, trends))
+        made.append(EffectChart(key, dots, (title, axis.label, ylabel), options, caption,
+                                trends))
     return made
 
 
