@@ -19,6 +19,7 @@ import unosim
 SOURCE = Path(unosim.__file__).resolve().parent
 ROOT = SOURCE.parent
 CACHES = shutil.ignore_patterns("__pycache__", "*.pyc", "*.nbi", "*.nbc")
+pytestmark = pytest.mark.slow  # a wheel build and a venv: tens of seconds
 
 
 def package_files() -> set[str]:
