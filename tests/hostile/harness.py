@@ -12,8 +12,8 @@ Work is bounded in CPU seconds (the command's own and its reaped workers'),
 which a busy machine does not stretch; wall-clock limits are loose safety
 nets (`SLACK` times the CPU bound, `WALL` before a command is killed), so the
 battery passes beside other busy processes. A test that interrupts waits for
-an event (`wait_for`: a chunk file, a line) and signals right after it, with a
-workload that cannot be finished by then.
+an event (`wait_for`: a chunk file, a line) and signals right after it, while
+most of the command's work is still to do.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ MAX_RSS = 1536 * 2**20  # bytes: peak resident memory of a command and its worke
 ADDRESS_SPACE = 4 * 2**30  # RLIMIT_AS of each command, about 5x what a normal run maps
 TIMEOUT = 45.0  # CPU seconds a command may spend (its workers included)
 QUICK = 15.0  # CPU seconds an error may take, start-up included
-SLACK = 4.0  # wall-clock bound = SLACK x the CPU bound: a safety net, met at load 8 on 2 cores
+SLACK = 4.0  # wall-clock bound = SLACK x the CPU bound: a safety net a busy machine meets
 WALL = 600.0  # seconds before a command is killed (and its case fails): a safety net
 LINGER = 5.0  # seconds a command's workers may outlive it (they are killed then)
 
@@ -194,10 +194,10 @@ def chunks(out: Path) -> list[Path]:
 # --- what every command must and must not do ----------------------------------------
 def expect_sane(r: Result, seconds: float) -> None:
     """Not killed, no traceback, within ``seconds`` of CPU and MAX_RSS, no process left
-    behind; a command that was signalled stops within ``seconds`` of the signal, one
-    that was not within SLACK x ``seconds`` (wall clock: it catches a command that
+    behind; in wall-clock time, within SLACK x ``seconds`` of the signal for a command
+    that was signalled, of its start for one that was not (it catches a command that
     waits on something, say a network timeout, yet a busy machine meets it)."""
-    assert not r.timed_out, f"killed after {WALL} s: {r}"
+    assert not r.timed_out, f"killed at its wall-clock limit ({r.seconds:.0f} s): {r}"
     assert "Traceback" not in r.stdout + r.stderr, str(r)
     assert r.cpu < seconds, f"took {r.cpu:.1f} s of CPU, more than {seconds} s: {r}"
     if r.after_signal is not None:
