@@ -20,8 +20,12 @@ setup: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/unosim run configs/classic.yaml --games 100000 --seed 1 --out reports/demo --force
 
+# Two pytest-xdist workers on two cores (at most four on a bigger machine), each
+# test module on one worker (its module fixtures, such as a hostile battery or a
+# built wheel, made once); the session's wall time goes to reports/suite-time.json
+# for `make bench`. `pytest -m "not slow"` is the quick tier.
 test: lint typecheck
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto --maxprocesses 4 --dist loadscope --suite-time reports/suite-time.json
 
 lint: $(STAMP)
 	$(BIN)/ruff check unosim tests scripts

@@ -2,8 +2,17 @@
 
 Measured, in this order:
 
-1. first-run compile time: a child process with an empty ``NUMBA_CACHE_DIR``
-   imports the engine and simulates one game;
+0. first-run CPU of the CLI (``unosim run classic --games 1000``, all seats
+   random, and the same with an ``ismcts`` seat): a child with an empty
+   ``NUMBA_CACHE_DIR`` in a temp dir, CPU seconds from
+   ``getrusage(RUSAGE_CHILDREN)`` (the command and its workers); the same
+   command once cached gives the cached-start CPU, and the difference is the
+   compile CPU. The suite's wall time is read from the file ``make test``
+   writes (``--suite-time``; timing the suite here would take its minutes).
+   ``--only first-run,cached,suite`` measures these alone;
+1. (``compile_time``, not run by default: step 0 measures the CLI's first run)
+   a child process with an empty ``NUMBA_CACHE_DIR`` imports the engine and
+   simulates one game;
 2. cached start: a child process (warm cache) importing and simulating one game;
 3. kernel rounds/s on one core (``simulate`` in this process, after warm-up,
    at least ``--seconds`` of work) for configs/classic.yaml and configs/chaos.yaml;
@@ -59,6 +68,59 @@ ru = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(json.dumps({"rc": rc, "wall": wall, "maxrss_kb": ru.ru_maxrss,
                   "cpu": ru.ru_utime + ru.ru_stime}))
 """
+
+
+SUITE_TIME = ROOT / "reports" / "suite-time.json"  # written by `make test`
+# the CLI commands whose first and cached runs are measured
+CLI_TABLES = {
+    "random": ["run", "classic", "--games", "1000"],
+    "ismcts": ["run", "classic", "--games", "20", "--set",
+               "seats=[{policy: ismcts, params: {iterations: 200}}, random, random, random]"],
+}
+
+
+def cli_cpu(args: list[str], env: dict[str, str] | None = None) -> dict[str, float]:
+    """CPU and wall seconds of ``unosim ARGS`` (``--seed 1 --jobs 1 --no-report -q``, into a
+    temp out dir), the command and every process it reaped, measured by a wrapper child
+    (so nothing this process ran before counts)."""
+    with tempfile.TemporaryDirectory(prefix="unosim-bench-cli-") as tmp:
+        cmd = [*_unosim(), *args, "--seed", "1", "--jobs", "1", "--no-report", "-q",
+               "--out", str(Path(tmp) / "out")]
+        res = subprocess.run([sys.executable, "-c", _RSS, *cmd], check=True,
+                             capture_output=True, text=True, cwd=tmp,
+                             env={**os.environ, **(env or {})})
+    m = json.loads(res.stdout.strip().splitlines()[-1])
+    if m["rc"] != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed with exit code {m['rc']}")
+    return {"cpu_s": round(m["cpu"], 2), "wall_s": round(m["wall"], 2)}
+
+
+def first_run(table: str) -> dict[str, float]:
+    """``unosim run`` of ``table`` from an empty compile cache, then cached (best of
+    three): compile CPU = first-run CPU - cached CPU."""
+    args = CLI_TABLES[table]
+    with tempfile.TemporaryDirectory(prefix="unosim-numba-") as cache:
+        first = cli_cpu(args, {"NUMBA_CACHE_DIR": cache})
+        cached = min((cli_cpu(args, {"NUMBA_CACHE_DIR": cache}) for _ in range(3)),
+                     key=lambda m: m["cpu_s"])
+    return {"first_cpu_s": first["cpu_s"], "first_wall_s": first["wall_s"],
+            "cached_cpu_s": cached["cpu_s"], "cached_wall_s": cached["wall_s"],
+            "compile_cpu_s": round(first["cpu_s"] - cached["cpu_s"], 2)}
+
+
+def cached_cli_start() -> dict[str, float]:
+    """``unosim run classic --games 1000`` with the default (warm) cache: best of three."""
+    cli_cpu(CLI_TABLES["random"])  # warms the default cache if it is not
+    return min((cli_cpu(CLI_TABLES["random"]) for _ in range(3)), key=lambda m: m["cpu_s"])
+
+
+def suite_time(path: Path = SUITE_TIME) -> dict[str, Any] | None:
+    """The last ``make test``'s wall time, counts and load (None if it never wrote one)."""
+    try:
+        data: dict[str, Any] = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return data
 
 
 def _child(code: str, env: dict[str, str] | None = None) -> tuple[float, float]:
@@ -259,6 +321,47 @@ def _row(label: str, value: str, target: str = "") -> str:
     return f"{label:<52} {value:>16}  {target}"
 
 
+def startup_figures(which: list[str], say: Any) -> dict[str, Any]:
+    """The first-run, cached-start and suite figures named in ``which``."""
+    res: dict[str, Any] = {}
+    if "first-run" in which:
+        for table in CLI_TABLES:
+            say(f"unosim run, {table} seats, from an empty compile cache (minutes of CPU)...")
+            res[f"first_run_{table}"] = first_run(table)
+    if "cached" in which:
+        say("unosim run classic --games 1000, cached...")
+        res["cached_cli_start"] = cached_cli_start()
+    if "suite" in which:
+        res["suite"] = suite_time()
+    return res
+
+
+def startup_lines(res: dict[str, Any]) -> list[str]:
+    """Table rows of `startup_figures` (a header first)."""
+    lines = [_row("measurement", "value", "target")]
+    for table in CLI_TABLES:
+        if (m := res.get(f"first_run_{table}")) is not None:
+            lines += [
+                _row(f"first run, {table} seats: CPU (wall)",
+                     f"{m['first_cpu_s']:.1f} s ({m['first_wall_s']:.0f} s)"),
+                _row(f"first run, {table} seats: compile CPU (first - cached)",
+                     f"{m['compile_cpu_s']:.1f} s", "<= 20 s" if table == "random" else ""),
+            ]
+    if (m := res.get("cached_cli_start")) is not None:
+        lines.append(_row("cached start: unosim run classic --games 1000, CPU",
+                          f"{m['cpu_s']:.2f} s", "<= 1 s"))
+    if "suite" in res:
+        st = res["suite"]
+        lines.append(_row("test suite wall time (last make test)",
+                          "not recorded" if st is None else
+                          f"{st['wall_s'] / 60:.1f} min", "< 10 min"))
+        if st is not None:
+            lines.append(_row("  its tests, workers, load at its end, finished",
+                              f"{st['tests']}, {st['workers']}, {st['loadavg_end'][0]:.1f}",
+                              st["finished"]))
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark, print the table, write the JSON."""
     ap = argparse.ArgumentParser(prog="python -m unosim.bench", description=__doc__.split("\n")[0])
@@ -270,6 +373,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=1_000_000, help="games for the end-to-end runs")
     ap.add_argument("--json", type=Path, default=Path("reports") / "bench.json",
                     help="where to write the figures (default reports/bench.json)")
+    ap.add_argument("--only", type=lambda v: v.split(","), default=None,
+                    metavar="first-run,cached,suite",
+                    help="measure only these (comma-separated) and print them; "
+                         "first-run takes minutes of CPU per table")
     args = ap.parse_args(argv)
     seconds = max(2.0, args.seconds)
 
@@ -280,9 +387,16 @@ def main(argv: list[str] | None = None) -> int:
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                     "platform": platform.platform(), "loadavg_start": os.getloadavg()},
     }
-    if not args.no_compile:
-        say("compiling from an empty cache (30-60 s)...")
-        res["compile"] = compile_time()
+    if args.only is not None:
+        unknown = set(args.only) - {"first-run", "cached", "suite"}
+        if unknown:
+            ap.error(f"--only: unknown measurement {', '.join(sorted(unknown))}")
+        res |= startup_figures(args.only, say)
+        res["machine"]["loadavg_end"] = os.getloadavg()
+        print("\n".join(startup_lines(res)))
+        return 0
+    res |= startup_figures(["first-run", "cached", "suite"] if not args.no_compile
+                           else ["cached", "suite"], say)
     say("cached start...")
     res["cached_start"] = cached_start()
     say("kernel throughput...")
@@ -331,9 +445,7 @@ def main(argv: list[str] | None = None) -> int:
     d = res["derived"]
     g = f"{args.games:,}"
     lines = [
-        _row("measurement", "value", "target"),
-        _row("first-run compile (import + 1 game, empty cache)",
-             f"{res['compile']['wall_s']:.1f} s" if "compile" in res else "skipped"),
+        *startup_lines(res),
         _row("cached start (fresh interpreter, import + 1 game)",
              f"{res['cached_start']['wall_s']:.2f} s", "< 2 s"),
         _row("kernel, classic 4p, 1 core", f"{k:,.0f} rounds/s", ">= 200,000"),

@@ -6,20 +6,20 @@ Each cell of a study is a run dir that resumes; a rerun without --resume or
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+from hostile.harness import Proc, expect_interrupted, wait_for
 from test_cli import ROOT, assert_one_line_error, invoke
 
 MATCH = str(ROOT / "configs" / "match.yaml")
 # Matches (about ten rounds each) keep each 1000-game chunk busy for about half a
-# second, eight chunks a cell, so the signal always arrives mid-study.
+# second, eight chunks a cell; the signal follows the first chunk saved, so
+# seven eighths of the study is left when it lands.
 STUDY = ["--games", "8000", "--seed", "2", "-q"]
+pytestmark = pytest.mark.slow  # three studies a test
 
 
 def _chunks(d: Path) -> dict[Path, int]:
@@ -28,18 +28,15 @@ def _chunks(d: Path) -> dict[Path, int]:
 
 
 def _interrupt(args: list[str], cwd: Path, ready: Callable[[], bool]) -> None:
-    """Run ``unosim ARGS`` with two workers; SIGINT to its process group once ``ready()``."""
-    proc = subprocess.Popen([sys.executable, "-m", "unosim", *args, "--jobs", "2"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd,
-                            start_new_session=True)
-    deadline = time.monotonic() + 120
-    while not ready() and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.01)
-    os.killpg(proc.pid, signal.SIGINT)
-    _, stderr = proc.communicate(timeout=60)
-    assert proc.returncode in (2, 130), f"not interrupted mid-run: {proc.returncode} {stderr}"
-    assert stderr.strip().splitlines() == [stderr.strip()], stderr
-    assert "interrupted" in stderr and "--resume" in stderr
+    """Run ``unosim ARGS`` with two workers; Ctrl-C (SIGINT to its group) once ``ready()``."""
+    proc = Proc(cwd, (*args, "--jobs", "2"))
+    try:
+        wait_for("a saved chunk", ready, proc)
+        proc.signal(signal.SIGINT)
+        r = proc.wait()
+    finally:
+        proc.stop()
+    expect_interrupted(r, "--resume")
 
 
 def _resume_equals_fresh(args: list[str], out: Path, fresh: Path, tables: list[str]) -> None:

@@ -59,11 +59,13 @@ def _interrupt_then_resume(tmp_path: Path, sig: int, group: bool, status: int,
     assert (out / "summary.json").read_bytes() == uninterrupted
 
 
+@pytest.mark.slow
 def test_ctrl_c_exits_130_and_resumes(tmp_path: Path, uninterrupted: bytes) -> None:
     """Ctrl-C: the terminal signals the whole group (the workers ignore it)."""
     _interrupt_then_resume(tmp_path, signal.SIGINT, True, 130, uninterrupted)
 
 
+@pytest.mark.slow
 def test_sigterm_stops_workers_exits_143_and_resumes(tmp_path: Path,
                                                      uninterrupted: bytes) -> None:
     """``kill PID``: only the command hears it, so it must stop its busy workers itself."""
