@@ -118,7 +118,8 @@ def test_second_run_on_a_locked_out_dir_fails_at_once(tmp_path):
     try:
         t = time.monotonic()
         r = invoke("run", CLASSIC, *RUN, "--out", str(out), "--force")
-        assert time.monotonic() - t < 10
+        # the holder never lets go: a run that waited for the lock would hang, not be slow
+        assert time.monotonic() - t < 300
         assert_one_line_error(r, "in use", f"pid {holder.pid}", socket.gethostname())
         with pytest.raises(OutDirBusyError, match=f"pid {holder.pid}"):
             run_simulation(load_config("classic"), games=10, seed=1, out=out, progress=False)

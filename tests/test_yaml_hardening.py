@@ -4,6 +4,7 @@ produced in bounded time and memory, and no YAML tag ever runs code."""
 from __future__ import annotations
 
 import json
+import resource
 import subprocess
 import sys
 import tracemalloc
@@ -82,14 +83,22 @@ print(next(line.split()[1] for line in open("/proc/self/status") if line.startsw
 """
 
 
+def _cpu_limit() -> None:
+    """In the child: SIGXCPU (a failed test) after 5 s of CPU."""
+    resource.setrlimit(resource.RLIMIT_CPU, (5, 6))
+
+
 def load_in_child(path: Path, *overrides: str) -> str:
-    """What loading ``path`` prints in a fresh process that must finish in 5 s under 500 MB."""
+    """What loading ``path`` prints in a fresh process that must finish within 5 s of CPU
+    under 500 MB (a CPU limit, not a wall-clock one: a busy machine slows the child, it does
+    not make it do more work; the wall-clock timeout only stops a hung child)."""
     proc = subprocess.run(
         [sys.executable, "-c", PROBE, str(path), *overrides],
         capture_output=True,
         text=True,
-        timeout=5,
+        timeout=600,
         check=False,
+        preexec_fn=_cpu_limit,
     )
     assert proc.returncode == 0, proc.stderr
     message, rss_kib = proc.stdout.splitlines()
