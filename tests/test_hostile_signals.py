@@ -108,7 +108,7 @@ def test_sigterm_lands_in_a_single_chunk_run_of_search_seats(tmp_path: Path) -> 
 
 @pytest.mark.parametrize("command", [
     ("compare", "classic", "stacking"),
-    ("sweep", "classic", "--vary", "players=3,4"),
+    ("sweep", "classic", "--vary", "hand_size=6,7"),
 ], ids=["compare", "sweep"])
 def test_ctrl_c_lands_in_a_study_at_jobs_1(tmp_path: Path, command: tuple[str, ...]) -> None:
     proc = Proc(tmp_path, (*command, "--games", "500", "--jobs", "1", "--set", SEARCH_SEATS,
@@ -128,8 +128,8 @@ def test_ctrl_c_lands_in_advise_with_ten_million_playouts(tmp_path: Path) -> Non
 
 def test_ctrl_c_lands_in_play_with_search_seats_and_keeps_the_trace(tmp_path: Path) -> None:
     out = tmp_path / "game.jsonl"
-    proc = Proc(tmp_path, ("play", "classic", "--set", SEARCH_SEATS, "--trace-format", "jsonl",
-                           "--out", str(out)))
+    proc = Proc(tmp_path, ("play", "match", "--set", "target=2000", "--set", SEARCH_SEATS,
+                           "--trace-format", "jsonl", "--out", str(out)))
     r, took = _interrupt_when_busy(proc, signal.SIGINT)
     line = _expect_stopped(r, took, 130, str(out))
     events = [json.loads(x) for x in out.read_text().splitlines()]
@@ -143,7 +143,7 @@ def test_sigterm_during_the_first_compile(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(cache))
     proc = Proc(tmp_path, ("run", "classic", "--games", "100", "--jobs", "1", "-q",
                            "--no-report", "--out", "run"))
-    wait_for("a first compiled function", lambda: any(cache.glob("*/*.nbi")), proc, limit=WAIT)
+    wait_for("a first compiled function", lambda: any(cache.rglob("*.nbi")), proc, limit=WAIT)
     sent = time.monotonic()
     proc.signal(signal.SIGTERM, group=False)
     r = proc.wait(WAIT)
