@@ -107,12 +107,12 @@ def test_sigterm_lands_in_a_single_chunk_run_of_search_seats(tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize("command", [
-    ("compare", "classic", "stacking"),
-    ("sweep", "classic", "--vary", "hand_size=6,7"),
-], ids=["compare", "sweep"])
+    ("compare", "classic", "stacking", "--set", SEARCH_SEATS),
+    ("sweep", "classic", "--vary", "hand_size=6,7", "--set", SEARCH_SEATS),
+    ("league", SEARCH, "random", "--no-head-to-head"),
+], ids=["compare", "sweep", "league"])
 def test_ctrl_c_lands_in_a_study_at_jobs_1(tmp_path: Path, command: tuple[str, ...]) -> None:
-    proc = Proc(tmp_path, (*command, "--games", "500", "--jobs", "1", "--set", SEARCH_SEATS,
-                           "--out", "study", "-q"))
+    proc = Proc(tmp_path, (*command, "--games", "500", "--jobs", "1", "--out", "study", "-q"))
     r, took = _interrupt_when_busy(proc, signal.SIGINT)
     _expect_stopped(r, took, 130)
 
