@@ -421,6 +421,7 @@ def test_advise_trace_with_eleven_wd4s_is_refused(tmp_path: Path,
     {"players": "4"}, {"players": 4.5}, {"players": True}, {"dealer": 9}, {"dealer": -1},
     {"hands": [["R1"]]}, {"hands": "R1"}, {"hands": [[1, 2], [], [], []]},
     {"draw": [None]}, {"draw": ["ZZ"]}, {"rules": []}, {"edition": 5}, {"active": [0, "x"]},
+    {"players": 3},
 ], ids=lambda c: "-".join(f"{k}={v!r}" for k, v in c.items()))
 def test_advise_trace_malformed_deal_is_one_line(tmp_path: Path, trace_lines: list[str],
                                                  change: dict[str, object]) -> None:

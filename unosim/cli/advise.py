@@ -438,6 +438,9 @@ def round_at_event(trace: list[dict[str, Any]], n: int, seed: int = 0) -> Any:
     deal = trace[d]
     cc = trace_config(deal)
     players, dealer = int(deal["players"]), int(deal["dealer"])
+    if players != cc.rules.get("players"):
+        raise CliError(f"the trace's deal seats {players} players but its rules "
+                       f"{cc.rules.get('players')!r:.20}")
     if len(deal.get("active", range(players))) != players:
         raise CliError("rounds with eliminated seats are not supported")
     hands = deal["hands"]
