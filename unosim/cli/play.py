@@ -12,8 +12,8 @@ without ``--human``: to ``--out``, or to stdout after the game.
 
 The game runs off the main thread (`unosim.run.backends.Foreground`), so
 Ctrl-C lands at once even while search seats think; an interrupted game
-writes what was played to ``--out`` (with ``--human``, else nowhere, to
-stdout) and exits 130. ``--out`` replaces a regular file atomically and
+writes what was played to ``--out`` (or, with ``--human``, to stdout) and
+exits 130. ``--out`` replaces a regular file atomically and
 writes anything else (a FIFO, a terminal, ``/dev/stdout``) as a stream.
 """
 
