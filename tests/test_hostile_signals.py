@@ -236,6 +236,26 @@ def test_human_seat_ctrl_c_keeps_the_partial_trace(tmp_path: Path) -> None:
     assert sum(e["e"] == "turn" and e["p"] == 0 for e in events) >= 6
 
 
+def test_human_seat_ctrl_c_without_out_prints_the_partial_trace(tmp_path: Path) -> None:
+    player = _Player(tmp_path, "--seed", "3")
+    try:
+        assert player.popen.stdin is not None
+        player.popen.stdin.write(b"1\n" * 3)
+        player.popen.stdin.flush()
+        wait_for("the fourth decision", lambda: player.prompts() >= 4,
+                 limit=WAIT)  # type: ignore[arg-type]
+        os.killpg(player.popen.pid, signal.SIGINT)
+        rc, _, stdout, stderr = player.finish()
+    finally:
+        if player.popen.returncode is None:
+            os.killpg(player.popen.pid, signal.SIGKILL)
+            player.popen.wait()
+    assert rc == 130 and "Traceback" not in stdout + stderr, stderr
+    assert stderr.startswith("unosim: error: interrupted: the ") and "stdout" in stderr
+    game, trace = stdout.rsplit("choose 1-", 1)
+    assert "== Round 1: " in trace and "P0 (you): " in trace and "?" not in trace
+
+
 def test_human_seat_reads_a_50_mb_line_in_bounded_memory(tmp_path: Path) -> None:
     player = _Player(tmp_path, "--seed", "3")
     assert player.popen.stdin is not None
@@ -309,6 +329,16 @@ def test_play_out_device_node_is_written_not_replaced(tmp_path: Path) -> None:
     if res.exit_code != 0:  # a temp dir mounted nodev refuses to open it: still one line
         _one_line_error(res, str(node))
     assert stat.S_ISCHR(node.lstat().st_mode)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="creating a device node needs root")
+def test_play_out_full_device_is_one_line_and_stays(tmp_path: Path) -> None:
+    """A private copy of /dev/full's node (char 1:7): writing fails, nothing is replaced."""
+    node = tmp_path / "full"
+    os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 7))
+    _one_line_error(_play_out(node), str(node))
+    assert stat.S_ISCHR(node.lstat().st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == ["full"]  # no temp file left either
 
 
 def test_play_out_dev_stdout_streams(tmp_path: Path) -> None:
