@@ -212,15 +212,14 @@ class _Player:
                 self.stdout.decode(errors="replace"), self.stderr.decode(errors="replace"))
 
 
-def test_human_seat_ctrl_c_keeps_the_partial_trace(tmp_path: Path) -> None:
-    out = tmp_path / "game.jsonl"
-    player = _Player(tmp_path, "--seed", "3", "--trace-format", "jsonl", "--out", str(out))
+def _answer_then_interrupt(player: _Player, answers: int) -> tuple[int, str, str]:
+    """Give ``answers`` answers, wait for the next question, press Ctrl-C."""
     try:
         assert player.popen.stdin is not None
-        player.popen.stdin.write(b"1\n" * 6)
+        player.popen.stdin.write(b"1\n" * answers)
         player.popen.stdin.flush()
-        # six answers taken, the seventh asked for: the game waits on the player
-        wait_for("the seventh decision", lambda: player.prompts() >= 7,
+        # the answers taken and the next one asked for: the game waits on the player
+        wait_for("the next decision", lambda: player.prompts() > answers,
                  limit=WAIT)  # type: ignore[arg-type]
         os.killpg(player.popen.pid, signal.SIGINT)
         rc, _, stdout, stderr = player.finish()
@@ -229,6 +228,13 @@ def test_human_seat_ctrl_c_keeps_the_partial_trace(tmp_path: Path) -> None:
             os.killpg(player.popen.pid, signal.SIGKILL)
             player.popen.wait()
     assert rc == 130 and "Traceback" not in stdout + stderr, stderr
+    return rc, stdout, stderr
+
+
+def test_human_seat_ctrl_c_keeps_the_partial_trace(tmp_path: Path) -> None:
+    out = tmp_path / "game.jsonl"
+    player = _Player(tmp_path, "--seed", "3", "--trace-format", "jsonl", "--out", str(out))
+    _, _, stderr = _answer_then_interrupt(player, 6)
     (line,) = stderr.splitlines()
     assert line.startswith("unosim: error: interrupted: the ") and str(out) in line, line
     events = [json.loads(x) for x in out.read_text().splitlines()]
@@ -237,22 +243,9 @@ def test_human_seat_ctrl_c_keeps_the_partial_trace(tmp_path: Path) -> None:
 
 
 def test_human_seat_ctrl_c_without_out_prints_the_partial_trace(tmp_path: Path) -> None:
-    player = _Player(tmp_path, "--seed", "3")
-    try:
-        assert player.popen.stdin is not None
-        player.popen.stdin.write(b"1\n" * 3)
-        player.popen.stdin.flush()
-        wait_for("the fourth decision", lambda: player.prompts() >= 4,
-                 limit=WAIT)  # type: ignore[arg-type]
-        os.killpg(player.popen.pid, signal.SIGINT)
-        rc, _, stdout, stderr = player.finish()
-    finally:
-        if player.popen.returncode is None:
-            os.killpg(player.popen.pid, signal.SIGKILL)
-            player.popen.wait()
-    assert rc == 130 and "Traceback" not in stdout + stderr, stderr
+    _, stdout, stderr = _answer_then_interrupt(_Player(tmp_path, "--seed", "3"), 3)
     assert stderr.startswith("unosim: error: interrupted: the ") and "stdout" in stderr
-    game, trace = stdout.rsplit("choose 1-", 1)
+    trace = stdout.rsplit("choose 1-", 1)[1]
     assert "== Round 1: " in trace and "P0 (you): " in trace and "?" not in trace
 
 
