@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from typing import Any, BinaryIO, Protocol
 
 from numpy.typing import NDArray
@@ -239,7 +240,7 @@ class TraceError(ValueError):
     """A trace file this reader will not take; the message names the file."""
 
 
-def _lines(f: BinaryIO, where: str) -> Any:
+def _lines(f: BinaryIO, where: str) -> Iterator[tuple[int, str]]:
     """(line number, text) of the non-blank lines, within the byte bounds."""
     total = 0
     number = 0
