@@ -454,9 +454,9 @@ def test_advise_trace_malformed_deal_is_one_line(tmp_path: Path, trace_lines: li
 @pytest.mark.parametrize("bad", [
     '{"e":"turn","round":0,"p":"x"}', '{"e":"play","round":0,"p":1,"card":7}',
     '{"e":"reshuffle","round":0,"draw":5}', '{"e":"nope"}', '[1, 2]',
-    '{"e":"turn","p":' + "1" * 5000 + "}",
+    '{"e":"turn","p":' + "1" * 5000 + "}", '{"e":{"a":1}}',
 ], ids=["seat_string", "card_number", "draw_number", "unknown_event", "not_an_object",
-        "5000_digit_int"])
+        "5000_digit_int", "name_a_mapping"])
 def test_advise_trace_malformed_event_is_one_line(tmp_path: Path, trace_lines: list[str],
                                                   bad: str) -> None:
     _one_line_error(_advise_trace(tmp_path, [*trace_lines[:3], bad, *trace_lines[3:]]),

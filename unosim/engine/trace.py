@@ -337,7 +337,7 @@ def _card(value: Any, what: str) -> str:
 def check_event(e: Any) -> None:
     """Raise `TraceError` unless ``e`` is a trace event whose fields a replay reads
     have their TRACE.md types (seats whole numbers, cards tokens, a deal's table)."""
-    if not isinstance(e, dict) or e.get("e") not in _EVENT_NAMES:
+    if not isinstance(e, dict) or not isinstance(e.get("e"), str) or e["e"] not in _EVENT_NAMES:
         raise TraceError("not a trace event (an object with a known \"e\")")
     name = e["e"]
     for key in _SEAT_FIELDS:
