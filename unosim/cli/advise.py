@@ -9,15 +9,27 @@ so the estimates compare fairly. docs/ismcts.md describes the YAML.
 
 from __future__ import annotations
 
+import functools
 import json
+import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 import numpy as np
 
-from unosim.cli.console import CliError, Command
-from unosim.rules.limits import PLAYOUT_POLICIES
+from unosim.cli.console import CliError, Command, compile_notice
+from unosim.rules.limits import MAX_PLAYERS, MAX_SEED, MIN_PLAYERS, PLAYOUT_POLICIES
+
+
+def _finite(value: float | None) -> float | None:
+    """``--precision nan`` passes click's range check (every comparison with nan is
+    false) and would then never be met: refuse it."""
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter("must be a number above 0 and at most 0.5")
+    return value
+
 
 POSITION_KEYS = {"config", "set", "seat", "hand", "top", "color", "direction", "hands",
                  "played", "draw", "moves", "known"}
@@ -29,6 +41,11 @@ def _tokens(value: Any, what: str) -> list[str]:
     return value
 
 
+def _whole(value: Any) -> bool:
+    """An int that is no bool (YAML's ``true`` is not a seat or a size)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _known(value: Any, sizes: list[int], seat: int) -> dict[int, list[str]]:
     """``known: {SEAT: [cards]}``: cards the seat to act knows another seat holds
     (the hand it gave away in a Seven-O swap, a hand it saw by challenging)."""
@@ -36,17 +53,66 @@ def _known(value: Any, sizes: list[int], seat: int) -> dict[int, list[str]]:
         raise CliError("known: expected a mapping of seat to the cards it is known to hold")
     out: dict[int, list[str]] = {}
     for q, cards in value.items():
-        if not isinstance(q, int) or not 0 <= q < len(sizes) or q == seat:
-            raise CliError(f"known: {q!r} is not another seat (0..{len(sizes) - 1})")
+        if not _whole(q) or not 0 <= q < len(sizes) or q == seat:
+            raise CliError(f"known: {q!r:.40} is not another seat (0..{len(sizes) - 1})")
         out[q] = _tokens(cards, f"known[{q}]")
         if len(out[q]) > sizes[q]:
             raise CliError(f"known[{q}]: {len(out[q])} cards but hands[{q}] is {sizes[q]}")
     return out
 
 
+def _table(data: dict[str, Any]) -> tuple[list[int], int, str, list[str], int]:
+    """The position's hand sizes, seat, config name, ``set`` overrides and direction,
+    each checked for its type before anything is built from it."""
+    sizes = data.get("hands")
+    if not (isinstance(sizes, list) and all(_whole(n) and n >= 0 for n in sizes)
+            and MIN_PLAYERS <= len(sizes) <= MAX_PLAYERS):
+        raise CliError(f"hands: expected every hand's size, in seat order "
+                       f"({MIN_PLAYERS} to {MAX_PLAYERS} seats)")
+    if 0 in sizes:
+        raise CliError(f"hands: seat {sizes.index(0)} holds no card, so the round is "
+                       "already over")
+    seat = data.get("seat", 0)
+    if not _whole(seat) or not 0 <= seat < len(sizes):
+        raise CliError(f"seat: expected 0..{len(sizes) - 1}")
+    config = data.get("config", "classic")
+    if not isinstance(config, str) or not config:
+        raise CliError("config: expected a config's name or file")
+    sets = data.get("set", [])
+    if not isinstance(sets, list) or not all(isinstance(x, str) for x in sets):
+        raise CliError("set: expected a list of KEY=VALUE overrides")
+    direction = data.get("direction", 1)
+    if not _whole(direction) or direction not in (1, -1):
+        raise CliError(f"direction: expected 1 (play moves left) or -1, got {direction!r:.40}")
+    return sizes, seat, config, sets, direction
+
+
+def _color(data: dict[str, Any], top: str) -> str:
+    """The active colour: a coloured top card's own, a wild's named by ``color``."""
+    from unosim.rules.cards import COLORS, color_of, is_wild, kind
+
+    k = kind(top)
+    given = data.get("color")
+    if given is not None and (not isinstance(given, str) or given.upper() not in COLORS
+                              or len(given) != 1):
+        raise CliError(f"color: expected one of {', '.join(COLORS)}, got {given!r:.40}")
+    if not is_wild(k):
+        own = COLORS[color_of(k)]
+        if given is not None and given.upper() != own:
+            raise CliError(f"color: the top card {top} makes the colour {own}, not {given}")
+        return own
+    if given is None:
+        raise CliError(f"color: the top card {top} is a wild; name the colour it was given "
+                       f"(one of {', '.join(COLORS)})")
+    return given.upper()
+
+
 def build_round(data: Any, seed: int) -> Any:
     """The position as a `Round` whose hidden cards are one random deal (the
-    advice deals them again for every playout, so which deal does not matter)."""
+    advice deals them again for every playout, so which deal does not matter).
+
+    Checked as strictly as a config: every key's type, the deck's counts, a
+    colour for a wild on top, a direction of +-1, no round already won."""
     from unosim.engine.game import IllegalActionError, Round
     from unosim.engine.state import compile_config
     from unosim.rules.cards import NK, CardError, kind, token
@@ -56,17 +122,11 @@ def build_round(data: Any, seed: int) -> Any:
         raise CliError("a position is a YAML mapping")
     unknown = set(data) - POSITION_KEYS
     if unknown:
-        raise CliError(f"unknown key {sorted(unknown)[0]!r} "
+        raise CliError(f"unknown key {sorted(map(str, unknown))[0]!r:.60} "
                        f"(known: {', '.join(sorted(POSITION_KEYS))})")
-    sizes = data.get("hands")
-    if not isinstance(sizes, list) or not all(isinstance(n, int) and n >= 0 for n in sizes):
-        raise CliError("hands: expected every hand's size, in seat order")
-    seat = data.get("seat", 0)
-    if not isinstance(seat, int) or not 0 <= seat < len(sizes):
-        raise CliError(f"seat: expected 0..{len(sizes) - 1}")
+    sizes, seat, config, sets, direction = _table(data)
     try:
-        cfg = load_config(str(data.get("config", "classic")),
-                          [*list(data.get("set", [])), f"players={len(sizes)}"])
+        cfg = load_config(config, [*sets, f"players={len(sizes)}"])
         cc = compile_config(cfg)
         hand = _tokens(data.get("hand"), "hand")
         if len(hand) != sizes[seat]:
@@ -76,6 +136,7 @@ def build_round(data: Any, seed: int) -> Any:
             raise CliError("top: expected a card token")
         played = [*_tokens(data.get("played", []), "played"), top]
         known = _known(data.get("known", {}), sizes, seat)
+        color = _color(data, top)
         left = cc.deck_counts.copy()
         for t in [*hand, *played, *(t for cards in known.values() for t in cards)]:
             k = kind(t)
@@ -85,8 +146,11 @@ def build_round(data: Any, seed: int) -> Any:
         pool = np.repeat(np.arange(NK), left)
         np.random.default_rng(seed).shuffle(pool)
         need = sum(n - len(known.get(q, [])) for q, n in enumerate(sizes) if q != seat)
+        if need > len(pool):
+            raise CliError(f"hands: the other seats hold {need} unknown cards but only "
+                           f"{len(pool)} are left outside the hand and the discard pile")
         draw_size = data.get("draw", len(pool) - need)
-        if not isinstance(draw_size, int) or not 0 <= draw_size <= len(pool) - need:
+        if not _whole(draw_size) or not 0 <= draw_size <= len(pool) - need:
             raise CliError(f"draw: at most {len(pool) - need} cards are left for the draw pile")
         hands: list[list[str]] = []
         at = 0
@@ -98,14 +162,13 @@ def build_round(data: Any, seed: int) -> Any:
                 hands.append([*mine, *(token(int(k)) for k in pool[at:at + n - len(mine)])])
                 at += n - len(mine)
         draw = [token(int(k)) for k in pool[at:at + draw_size]]
-        color = str(data.get("color", top[0] if top[0] in "RYGB" else ""))
         r = Round.from_position(cc, hands, draw, played, color, seat,
-                                direction=int(data.get("direction", 1)), seed=seed)
+                                direction=direction, seed=seed)
         for q, cards in known.items():
             r.set_known(seat, q, cards)
         for m in _tokens(data.get("moves", []), "moves"):
             r.apply(m)
-    except (ConfigError, CardError, IllegalActionError, ValueError, KeyError) as exc:
+    except (ConfigError, CardError, IllegalActionError) as exc:
         raise CliError(exc) from exc
     if r.is_over:
         raise CliError("the round is over in that position")
@@ -146,23 +209,16 @@ EDITION_RULES = {"first_flip", "wd4_wilds_block", "uno_penalty", "special", "spe
 
 
 def read_trace(path: Path) -> list[dict[str, Any]]:
-    """The events of a JSONL trace (TRACE.md), one object a line."""
-    events: list[dict[str, Any]] = []
+    """The events of a JSONL trace (TRACE.md), read within the bounds of
+    `unosim.engine.trace.read_events`; any problem is one line."""
+    from unosim.engine.trace import TraceError, read_events
+
     try:
-        with path.open(encoding="utf-8") as f:
-            for i, line in enumerate(f):
-                if line.strip():
-                    e = json.loads(line)
-                    if not isinstance(e, dict) or "e" not in e:
-                        raise CliError(f"{path}: line {i + 1}: not a trace event")
-                    events.append(e)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CliError(f"{path}: {exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise CliError(f"{path}: not JSON Lines ({exc})") from exc
-    if not events or events[0]["e"] != "deal":
-        raise CliError(f"{path}: a trace starts with a deal event")
-    return events
+        return read_events(path)
+    except TraceError as exc:
+        raise CliError(exc) from None
+    except OSError as exc:
+        raise CliError(f"{path}: {exc.strerror or exc}") from None
 
 
 def _flat(d: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
@@ -357,6 +413,19 @@ class _Replay:
         self.r.C.cf[:] = self.rates
 
 
+def _check_deck(cc: Any, deck: list[str]) -> None:
+    """The deal's cards must be exactly the config's deck (a replay from any other
+    deck would advise on a game that cannot happen)."""
+    from unosim.rules.cards import NK, kind, token
+
+    counts = np.bincount([kind(t) for t in deck], minlength=NK)
+    diff = counts - cc.deck_counts
+    if diff.any():
+        k = int(np.argmax(diff) if diff.max() > 0 else np.argmin(diff))  # extra cards first
+        raise CliError(f"the trace's deal holds {counts[k]} {token(k)} but the deck of its "
+                       f"rules has {cc.deck_counts[k]}")
+
+
 def round_at_event(trace: list[dict[str, Any]], n: int, seed: int = 0) -> Any:
     """The `Round` at the decision that wrote event ``n`` (or that follows the
     ``turn`` event ``n``), rebuilt from its round's deal along the trace."""
@@ -369,6 +438,9 @@ def round_at_event(trace: list[dict[str, Any]], n: int, seed: int = 0) -> Any:
     deal = trace[d]
     cc = trace_config(deal)
     players, dealer = int(deal["players"]), int(deal["dealer"])
+    if players != cc.rules.get("players"):
+        raise CliError(f"the trace's deal seats {players} players but its rules "
+                       f"{cc.rules.get('players')!r:.20}")
     if len(deal.get("active", range(players))) != players:
         raise CliError("rounds with eliminated seats are not supported")
     hands = deal["hands"]
@@ -383,6 +455,7 @@ def round_at_event(trace: list[dict[str, Any]], n: int, seed: int = 0) -> Any:
     if any(len(h) != size for h in hands):
         raise CliError("the deal's hands differ in size")
     deck = [hands[q][j] for j in range(size) for q in order] + list(rest)[::-1]
+    _check_deck(cc, deck)
     try:
         r = Round.from_deck(cc, deck, dealer=dealer, seed=seed)
         r.round_index = int(deal.get("round", 0))
@@ -427,10 +500,11 @@ def _name(a: int) -> str:
 @click.option("--playouts", type=click.IntRange(1, 10_000_000), default=2000, show_default=True,
               help="Playouts per legal action.")
 @click.option("--precision", type=click.FloatRange(0.0, 0.5, min_open=True), default=None,
+              callback=lambda _ctx, _param, v: _finite(v),
               help="Stop once every 95% interval's half-width is at most this.")
 @click.option("--playout", type=click.Choice(PLAYOUT_POLICIES),
               default="random", show_default=True, help="Policy of every seat in the playouts.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
 def advise_cmd(position: Path | None, trace_file: Path | None, event: int | None, playouts: int,
@@ -441,19 +515,24 @@ def advise_cmd(position: Path | None, trace_file: Path | None, event: int | None
     FILE --event N), seen from the player to act there."""
     from unosim.rules.errors import ConfigError
     from unosim.rules.yamlio import read_yaml
+    from unosim.run.backends import foreground
 
     if (position is None) == (trace_file is None) or (trace_file is None) != (event is None):
         raise CliError("give a POSITION.yaml, or --trace FILE with --event N")
     if trace_file is not None and event is not None:
-        r = round_at_event(read_trace(trace_file), event, seed)
+        find: Callable[[], Any] = functools.partial(round_at_event, read_trace(trace_file),
+                                                    event, seed)
     else:
         assert position is not None
         try:
             data = read_yaml(position)
         except ConfigError as exc:
             raise CliError(exc) from exc
-        r = build_round(data, seed)
-    rows = advise(r, playouts, precision, playout)
+        find = functools.partial(build_round, data, seed)
+    compile_notice()
+    with foreground() as fg:  # compiled work off the main thread: Ctrl-C lands at once
+        r = fg.call(find)
+        rows = fg.call(advise, r, playouts, precision, playout)
     if fmt == "json":
         click.echo(json.dumps({"seat": r.current_player, "phase": r.phase, "actions": rows},
                               indent=2))

@@ -589,12 +589,15 @@ class _Recorder:
 
 
 def _game(cc: CompiledConfig, keys: tuple[int, int], game: int, seats: dict[int, Seat],
-          rec: _Recorder | None) -> list[dict]:
+          rec: _Recorder | None, sink: list[dict] | None = None) -> list[dict]:
     """Game ``game`` exactly as `unosim.engine.game.play_game` plays it, plug-ins deciding
-    for their seats; its events (each seat's log restarts with the game)."""
+    for their seats; its events (each seat's log restarts with the game). ``sink``
+    receives the events as they are rendered (what an interrupted game had played)."""
     for s in seats.values():
         s.log = PublicLog(s.seat)
     r = Round._blank(cc)
+    if sink is not None:
+        r._events = sink
     seed_game(r.S.rng, np.uint64(keys[0]), np.uint64(keys[1]), game)
     if rec is not None:
         rec.agg.counts[COUNT_GAMES] += 1
@@ -624,11 +627,12 @@ def _game(cc: CompiledConfig, keys: tuple[int, int], game: int, seats: dict[int,
 
 
 def play_game(cc: CompiledConfig, seed: int, game: int = 0,
-              plugins: Mapping[int, str | Seat | Any] | None = None) -> list[dict]:
+              plugins: Mapping[int, str | Seat | Any] | None = None,
+              sink: list[dict] | None = None) -> list[dict]:
     """Trace events of game ``game`` of ``seed`` with plug-ins at some seats
     (``{seat: "module:Class" | policy object}``); without plug-ins it is exactly
-    `unosim.engine.game.play_game`."""
-    return _game(cc, seed_keys(seed), game, _bind(cc, plugins or {}), None)
+    `unosim.engine.game.play_game`. ``sink``, if given, is filled as the game goes."""
+    return _game(cc, seed_keys(seed), game, _bind(cc, plugins or {}), None, sink)
 
 
 def play_games(cc: CompiledConfig, seed: int, start: int = 0, count: int = 1,

@@ -5,12 +5,18 @@ this module turns them into the JSON Lines objects of ../shared/TRACE.md and
 into the human log of ``unosim play``. It needs no `Round`: what an event
 shows of the table (hands at the end, scores, seats in play) comes from any
 `TraceSource`, read when the rows are rendered.
+
+It also reads a trace file back (`read_events`) as a config file is read:
+bounded in bytes, line length and nesting, every event's fields checked for
+what a replay reads, every problem one `TraceError` line naming the file.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, Protocol
+import os
+from collections.abc import Iterator
+from typing import Any, BinaryIO, Protocol
 
 from numpy.typing import NDArray
 
@@ -42,7 +48,8 @@ from unosim.engine.state import (
     SPECIAL_NONE,
     SPECIAL_WISH,
 )
-from unosim.rules.cards import COLORS, token
+from unosim.rules.cards import COLORS, CardError, kind, token
+from unosim.rules.limits import MAX_PLAYERS
 
 SPECIAL_NAMES = {SPECIAL_NONE: "none", SPECIAL_MOVIE: "movie_madness",
                  SPECIAL_WISH: "wishing_star", SPECIAL_DONT_TALK: "dont_talk"}
@@ -219,3 +226,152 @@ def to_text(events: list[dict], seat_names: list[str] | None = None,
                 " & ".join(nm(x) for x in w) if isinstance(w, list) else nm(w))
             lines.append(f"== Match won by {who}")
     return "\n".join(lines) + "\n"
+
+
+# --- reading a trace back ---------------------------------------------------------------
+# A long match's trace is a few hundred kilobytes and its biggest line (a deal of four
+# decks) a few kilobytes; parsed, a trace takes about ten times its size in memory.
+MAX_TRACE_BYTES = 64 * 2**20
+MAX_EVENT_BYTES = 2**20
+MAX_EVENT_DEPTH = 8  # a deal's rules nest three levels
+
+
+class TraceError(ValueError):
+    """A trace file this reader will not take; the message names the file."""
+
+
+def _lines(f: BinaryIO, where: str) -> Iterator[tuple[int, str]]:
+    """(line number, text) of the non-blank lines, within the byte bounds."""
+    total = 0
+    number = 0
+    while line := f.readline(MAX_EVENT_BYTES + 1):
+        number += 1
+        total += len(line)
+        if len(line) > MAX_EVENT_BYTES:
+            raise TraceError(f"{where}: line {number} is longer than the {MAX_EVENT_BYTES:,} "
+                             "bytes an event may have")
+        if total > MAX_TRACE_BYTES:
+            raise TraceError(f"{where}: larger than the {MAX_TRACE_BYTES:,} bytes a trace "
+                             "may have")
+        if b"\0" in line:
+            raise TraceError(f"{where}: line {number} holds NUL bytes: not a JSON Lines trace")
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise TraceError(f"{where}: line {number} is not UTF-8 text "
+                             f"(byte 0x{line[exc.start]:02x})") from None
+        if text.strip():
+            yield number, text
+
+
+def _depth(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests more than ``limit`` levels of lists and mappings."""
+    level = [value]
+    for _ in range(limit + 1):
+        level = [v for x in level if isinstance(x, (list, dict))
+                 for v in (x.values() if isinstance(x, dict) else x)]
+        if not level:
+            return False
+    return True
+
+
+def read_events(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """The events of a JSON Lines trace (TRACE.md), each checked by `check_event`.
+
+    A FIFO or ``/dev/stdin`` is read as a stream, so ``unosim play ... | unosim
+    advise --trace /dev/stdin`` works; any source is read only up to the bounds
+    above. OSError (a missing file) propagates for the caller to name.
+    """
+    where = os.fspath(path)
+    events: list[dict[str, Any]] = []
+    with open(path, "rb") as f:
+        for number, text in _lines(f, where):
+            try:
+                e = json.loads(text)
+            except RecursionError:
+                raise TraceError(f"{where}: line {number} nests more than "
+                                 f"{MAX_EVENT_DEPTH} levels") from None
+            except ValueError as exc:  # JSONDecodeError, or an int of 5,000 digits
+                why = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+                raise TraceError(f"{where}: line {number}: not JSON "
+                                 f"({why.partition(';')[0][:120]})") from None
+            if _depth(e, MAX_EVENT_DEPTH):
+                raise TraceError(f"{where}: line {number} nests more than "
+                                 f"{MAX_EVENT_DEPTH} levels")
+            try:
+                check_event(e)
+            except TraceError as exc:
+                raise TraceError(f"{where}: line {number}: {exc}") from None
+            events.append(e)
+    if not events or events[0]["e"] != "deal":
+        raise TraceError(f"{where}: a trace starts with a deal event")
+    return events
+
+
+_EVENT_NAMES = frozenset(EV_NAMES.values())
+_SEAT_FIELDS = ("p", "a", "b", "target", "dealer")
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _cards(value: Any, what: str) -> list[str]:
+    if not isinstance(value, list):
+        raise TraceError(f"{what}: expected a list of card tokens")
+    for t in value:
+        _card(t, what)
+    return value
+
+
+def _card(value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise TraceError(f"{what}: expected a card token, got {type(value).__name__}")
+    try:
+        kind(value)
+    except CardError as exc:
+        raise TraceError(f"{what}: {exc}") from None
+    return value
+
+
+def check_event(e: Any) -> None:
+    """Raise `TraceError` unless ``e`` is a trace event whose fields a replay reads
+    have their TRACE.md types (seats whole numbers, cards tokens, a deal's table)."""
+    if not isinstance(e, dict) or not isinstance(e.get("e"), str) or e["e"] not in _EVENT_NAMES:
+        raise TraceError("not a trace event (an object with a known \"e\")")
+    name = e["e"]
+    for key in _SEAT_FIELDS:
+        if key in e and e[key] is not None and not (_whole(e[key]) and
+                                                    0 <= e[key] < MAX_PLAYERS):
+            raise TraceError(f"{name} event: {key} must be a seat number, got {e[key]!r:.40}")
+    if "round" in e and not (_whole(e["round"]) and e["round"] >= 0):
+        raise TraceError(f"{name} event: round must be a whole number >= 0")
+    if name in ("play", "jump", "flip", "return"):
+        _card(e.get("card"), f"{name} event: card")
+    if name in ("reshuffle", "return"):
+        _cards(e.get("draw"), f"{name} event: draw")
+    if name == "draw":
+        _cards(e.get("cards"), "draw event: cards")
+    if name == "deal":
+        _check_deal(e)
+
+
+def _check_deal(e: dict[str, Any]) -> None:
+    players = e.get("players")
+    if not (isinstance(players, int) and _whole(players) and 2 <= players <= MAX_PLAYERS):
+        raise TraceError(f"deal event: players must be 2..{MAX_PLAYERS}")
+    if not (_whole(e.get("dealer")) and e["dealer"] < players):
+        raise TraceError(f"deal event: dealer must be a seat 0..{players - 1}")
+    hands = e.get("hands")
+    if not isinstance(hands, list) or len(hands) != players:
+        raise TraceError(f"deal event: hands must list {players} hands")
+    for q, hand in enumerate(hands):
+        _cards(hand, f"deal event: hands[{q}]")
+    _cards(e.get("draw"), "deal event: draw")
+    active = e.get("active", list(range(players)))
+    if not (isinstance(active, list) and all(_whole(q) and 0 <= q < players for q in active)):
+        raise TraceError("deal event: active must list seats")
+    if not isinstance(e.get("edition"), str):
+        raise TraceError("deal event: edition must be an edition's name")
+    if not isinstance(e.get("rules"), dict):
+        raise TraceError("deal event: rules must be a mapping")

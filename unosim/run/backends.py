@@ -10,19 +10,20 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import queue
 import signal
 import threading
 import warnings
 from collections.abc import Callable, Generator, Iterator, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
 from unosim.engine.batch import NGF, simulate
 from unosim.run.errors import BackendError
 
-__all__ = ["BACKENDS", "DASK_CONNECT_TIMEOUT", "ChunkResult", "Executor", "Task", "chunk_task",
-           "executor", "pair_moments"]
+__all__ = ["BACKENDS", "DASK_CONNECT_TIMEOUT", "ChunkResult", "Executor", "Foreground", "Task",
+           "chunk_task", "executor", "foreground", "pair_moments"]
 
 BACKENDS = ("loky", "threads", "dask")
 DASK_CONNECT_TIMEOUT = 5  # seconds
@@ -41,6 +42,73 @@ class ChunkResult(NamedTuple):
 
 
 Executor = Callable[[list[Task]], Generator[ChunkResult, None, None]]
+R = TypeVar("R")
+_POLL = 0.1  # seconds: how often a waiting main thread looks again (signals also wake it)
+
+
+class Foreground:
+    """Calls that the main thread makes wait for in a daemon thread, so signals land.
+
+    A signal handler runs only between Python bytecodes of the main thread, and a
+    compiled call does not return to Python until it is done: a single chunk of
+    search seats, or a million advice playouts, would hold Ctrl-C and SIGTERM
+    for minutes. `call` runs the work in one long-lived daemon thread (compiled
+    code releases the GIL; that thread keeps the per-thread kernel state across
+    chunks) while the main thread waits on an event, which a signal's handler
+    interrupts at once. An interrupted call is abandoned: its result is dropped,
+    and the process exits without waiting for it. Off the main thread, where no
+    signal is ever handled, `call` simply calls.
+    """
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+
+    def call(self, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> R:
+        """``fn(*args, **kwargs)``, its exception re-raised here."""
+        if threading.current_thread() is not threading.main_thread():
+            return fn(*args, **kwargs)
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._serve, args=(self._jobs,),
+                                            name="unosim-foreground", daemon=True)
+            self._thread.start()
+        done = threading.Event()
+        box: list[tuple[bool, Any]] = []
+        self._jobs.put((fn, args, kwargs, done, box))
+        while not done.wait(_POLL):
+            pass
+        ok, value = box.pop()
+        if not ok:
+            raise value
+        return value
+
+    @staticmethod
+    def _serve(jobs: queue.SimpleQueue[Any]) -> None:
+        while (job := jobs.get()) is not None:
+            fn, args, kwargs, done, box = job
+            try:
+                box.append((True, fn(*args, **kwargs)))
+            except BaseException as exc:  # the caller re-raises it
+                box.append((False, exc))
+            finally:
+                done.set()
+            del job, fn, args, kwargs, done, box  # an abandoned result is not kept alive
+
+    def close(self) -> None:
+        """Let the thread end once its current call (if abandoned, still running) returns."""
+        if self._thread is not None:
+            self._jobs.put(None)
+            self._thread = None
+
+
+@contextlib.contextmanager
+def foreground() -> Iterator[Foreground]:
+    """A `Foreground` for the block, closed on the way out."""
+    fg = Foreground()
+    try:
+        yield fg
+    finally:
+        fg.close()
 
 
 class _WorkerState(threading.local):
@@ -263,10 +331,12 @@ def executor(ccs: tuple[Any, ...], keys: tuple[str, ...], seed: int, records: bo
     """
     parent = os.getpid()
     args = (ccs, keys, seed)
+    fg = Foreground()
 
     def local(tasks: list[Task]) -> Generator[ChunkResult, None, None]:
-        for index, start, count in tasks:  # in-process: no pool to start
-            yield chunk_task(*args, index, start, count, records, parent, pairs, plugins)
+        for index, start, count in tasks:  # in-process: no pool to start; signals still land
+            yield fg.call(chunk_task, *args, index, start, count, records, parent, pairs,
+                          plugins)
 
     def pool(n_jobs: int, **kw: Any) -> Executor:
         def go(tasks: list[Task]) -> Generator[ChunkResult, None, None]:
@@ -283,14 +353,17 @@ def executor(ccs: tuple[Any, ...], keys: tuple[str, ...], seed: int, records: bo
                                 **kw)(calls)
         return go
 
-    if backend in ("loky", "threads"):
-        if jobs == 1:
-            yield local
-        else:
-            # threads share the loaded kernel (it runs without the GIL): no
-            # worker start-up, which dominates runs of a few seconds
-            run_pool = pool(jobs, backend="loky" if backend == "loky" else "threading")
-            yield lambda tasks: local(tasks) if len(tasks) == 1 else run_pool(tasks)
-        return
-    with _dask(scheduler, None if scheduler else jobs) as n_jobs:
-        yield pool(n_jobs)
+    try:
+        if backend in ("loky", "threads"):
+            if jobs == 1:
+                yield local
+            else:
+                # threads share the loaded kernel (it runs without the GIL): no
+                # worker start-up, which dominates runs of a few seconds
+                run_pool = pool(jobs, backend="loky" if backend == "loky" else "threading")
+                yield lambda tasks: local(tasks) if len(tasks) == 1 else run_pool(tasks)
+            return
+        with _dask(scheduler, None if scheduler else jobs) as n_jobs:
+            yield pool(n_jobs)
+    finally:
+        fg.close()
