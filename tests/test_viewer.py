@@ -27,7 +27,13 @@ from unosim.engine.game import play_game
 from unosim.engine.replay import Table, TraceReplayError, replay
 from unosim.engine.state import compile_config
 from unosim.engine.trace import to_jsonl
-from unosim.report.viewer import event_words, viewer_data, write_viewer
+from unosim.report.viewer import (
+    event_words,
+    pick_examples,
+    viewer_data,
+    write_examples,
+    write_viewer,
+)
 from unosim.rules.config import load_config
 
 CASES = [  # (config, overrides, seeds)
@@ -89,10 +95,14 @@ def test_seven_o_swaps_are_shown_as_they_happen() -> None:
     assert tables[i].hands != tables[i - 1].hands
 
 
-def test_a_truncated_trace_shows_what_there_is() -> None:
-    events = _trace("classic", [], 1)
-    tables, complete = replay(events[: len(events) // 2])
-    assert not complete and len(tables) == len(events) // 2
+@pytest.mark.parametrize(("config", "sets"), [("classic", []), ("match", ["target=150"])])
+def test_a_truncated_trace_shows_what_there_is(config: str, sets: list[str]) -> None:
+    events = _trace(config, sets, 1)
+    whole, _ = replay(events)
+    for n in range(1, min(len(events), 80)):  # cut anywhere, inside an action too
+        tables, complete = replay(events[:n])
+        assert not complete and len(tables) == n
+        assert [tb.hands for tb in tables] == [tb.hands for tb in whole[:n]]
 
 
 def test_a_tampered_trace_is_refused() -> None:
@@ -114,6 +124,30 @@ def test_event_words() -> None:
     assert event_words({"e": "swap", "a": 0, "b": 2}) == "seat 0 swaps hands with seat 2"
     data = viewer_data(_trace("stacking", [], 4), seat=1)
     assert data["seat"] == 1 and all(s["words"] for s in data["steps"])
+
+
+# --- example games of a run ----------------------------------------------------------------
+@pytest.mark.parametrize(("config", "extra"), [("jump_in", "most_jumps"),
+                                               ("stacking_full", "biggest_stack")])
+def test_examples_are_the_games_they_claim(tmp_path: Path, config: str, extra: str) -> None:
+    cc = compile_config(load_config(config))
+    games = range(100, 220)
+    picks = pick_examples(cc, 4, games)
+    assert set(picks) == {"typical", "longest", extra}
+    traced = {g: play_game(cc, 4, g) for g in games}  # the same games, traced
+    turns = {g: sum(e["turns"] for e in ev if e["e"] == "end") for g, ev in traced.items()}
+    assert turns[picks["typical"]] == sorted(turns.values())[(len(games) - 1) // 2]
+    assert turns[picks["longest"]] == max(turns.values())
+    if extra == "most_jumps":
+        jumps = {g: sum(e["e"] == "jump" for e in ev) for g, ev in traced.items()}
+        assert jumps[picks[extra]] == max(jumps.values()) > 0
+    else:
+        stack = {g: max([len(e["cards"]) for e in ev if e["e"] == "draw"
+                         and e["cause"] == "stack"] or [0]) for g, ev in traced.items()}
+        assert stack[picks[extra]] == max(stack.values()) > 0
+    pages = write_examples(cc, 4, games, tmp_path, name=config)
+    for what, (g, path) in pages.items():
+        assert g == picks[what] and path == tmp_path / f"{config}-{g}.html" and path.is_file()
 
 
 # --- the command --------------------------------------------------------------------------

@@ -92,6 +92,7 @@ class Follower:
     def __init__(self, r: Round, trace: Sequence[dict[str, Any]], t: int) -> None:
         self.r, self.trace, self.t = r, trace, t
         self.rates = r.C.cf.copy()
+        self.partial = False  # the last action wrote more events than the trace has left
 
     def _field(self, name: str) -> np.ndarray:
         """A state field as a snapshot needs it: what each seat knows only for the
@@ -181,7 +182,7 @@ class Follower:
             self.r.apply(a)
             new = self.r._events[snap[1]:]
             ok = self.matches(new)
-            if ok == len(new):
+            if ok == len(new) or 0 < ok == len(self.trace) - self.t:  # or the trace stops here
                 return ok
             self.restore(snap)
             got, want = new[ok], self.trace[self.t + ok] if self.t + ok < len(self.trace) else {}
@@ -209,7 +210,9 @@ class Follower:
             elif n == 0:
                 empty.append((a, s))
         if most > 0:
+            before = len(self.r._events)
             self.trial(*best)
+            self.partial = len(self.r._events) - before > most
             self.t += most
             return most
         for a, s in empty:  # an action without events (a wild before its color, a pass)
@@ -225,14 +228,14 @@ class Follower:
             f"({self.trace[self.t]['e'] if self.t < len(self.trace) else 'end'})")
 
     def lookahead(self, depth: int) -> bool:
-        t = self.t
+        t, partial = self.t, self.partial
         try:
             self.step(depth)
             return True
         except TraceReplayError:
             return False
         finally:
-            self.t = t
+            self.t, self.partial = t, partial
 
     def done(self) -> None:
         self.r.C.cf[:] = self.rates
@@ -429,11 +432,14 @@ def _replay(trace: Sequence[dict[str, Any]]) -> tuple[list[Table], bool]:
             raise TraceReplayError(f"event {t}: the engine dealt other hands")
         fl = Follower(r, trace, follow_from)
         flips = dealt[1:]
-        if fl.matches(flips) != len(flips):
+        m = fl.matches(flips)
+        if m != len(flips) and fl.t + m != len(trace):
             raise TraceReplayError(f"event {t}: the round's first flip does not replay")
-        for e in flips:
+        for e in flips[:m]:
             tb = _apply(tb, hands, e)
             out.append(tb)
+        if m != len(flips):  # the trace stops among them
+            return out, False
         fl.t += len(flips)
         tb = out[-1] = _check(tb, r, fl.t - 1)
         while not r.is_over:
@@ -445,6 +451,10 @@ def _replay(trace: Sequence[dict[str, Any]]) -> tuple[list[Table], bool]:
             for i in range(t0, fl.t):
                 tb = _apply(tb, hands, trace[i])
                 out.append(tb)
+            if fl.partial:  # the trace stops inside this action
+                _pending(out, trace, t0, fl.t)
+                fl.done()
+                return out, False
             if fl.t > t0 and r.phase != "color":
                 tb = out[-1] = _check(tb, r, fl.t - 1)
             _pending(out, trace, t0, fl.t)
@@ -457,11 +467,14 @@ def _replay(trace: Sequence[dict[str, Any]]) -> tuple[list[Table], bool]:
         r._drain()
         fl.t = t
         new = r._events[before:]
-        if fl.matches(new) != len(new):
+        m = fl.matches(new)
+        if m != len(new) and t + m != len(trace):
             raise TraceReplayError(f"event {t}: the engine scores the round otherwise")
-        for e in new:
+        for e in new[:m]:
             tb = _apply(tb, hands, e)
             out.append(tb)
+        if m != len(new):
+            return out, False
         t += len(new)
         if over:
             break
