@@ -285,6 +285,7 @@ def test_viewer_steps_in_chromium(browser: Browser, tmp_path: Path, config: str,
             assert all((c is None) == (q != 1) for c in h)
         page.key("Home")
         assert page.js("window.viewer.at") == 0
+        assert page.js("location.hash") == "#event=1&seat=1"  # the address links this view
         size = browser.send("Page.getLayoutMetrics", page.session)["cssContentSize"]
         shot = browser.send("Page.captureScreenshot", page.session, format="png",
                             captureBeyondViewport=True,
@@ -293,6 +294,21 @@ def test_viewer_steps_in_chromium(browser: Browser, tmp_path: Path, config: str,
         png = base64.b64decode(shot["data"])
         assert png[:8] == PNG_MAGIC
         (tmp_path / f"{config}.png").write_bytes(png)
+        errors = page.errors()
+    finally:
+        page.close()
+    assert not errors, f"console errors: {json.dumps(errors)[:2000]}"
+
+
+def test_a_link_opens_at_an_event_and_a_seat(browser: Browser, tmp_path: Path) -> None:  # noqa: F811
+    events = _trace("classic", [], 3)
+    uri = write_viewer(events, tmp_path / "v.html").as_uri()
+    page = Page(browser, uri + "#event=20&seat=2")
+    try:
+        assert page.js("window.viewer.at") == 19
+        assert page.js("document.getElementById('view').value") == "2"
+        for q, h in enumerate(page.hands()):
+            assert all((c is None) == (q != 2) for c in h)
         errors = page.errors()
     finally:
         page.close()
