@@ -32,6 +32,11 @@ CAUSE_WORDS = {
     "challenge": " (challenge)", "uno": " (missed UNO)", "special": " (special wild)",
     "dont_talk": " (talked while silenced)",
 }
+# what a colour name looks like on the page: an edition may print other colours
+# (Disney Wish: pink, gold, purple, blue); a name not listed keeps its slot's colour
+PALETTE = {"red": "#d7263d", "yellow": "#f4c20d", "green": "#1e9e4a", "blue": "#1f6fd6",
+           "pink": "#e0457b", "gold": "#d9a520", "purple": "#7d3fb8", "orange": "#f07f1a",
+           "teal": "#159a9c", "black": "#222222"}
 SPECIAL_WORDS = {"movie_madness": "Movie Madness", "wishing_star": "Wishing Star",
                  "dont_talk": "Don't Talk"}
 
@@ -93,8 +98,10 @@ def event_words(e: dict[str, Any], colors: dict[str, str] = COLOR_WORDS) -> str:
         name = SPECIAL_WORDS.get(e.get("special", ""), "special wild")
         if e.get("special") == "wishing_star":
             shown = e.get("outcome") or []
-            return f"{name}: " + (f"seats {', '.join(map(str, shown))} show an icon card"
-                                  if shown else "nobody shows an icon card")
+            return f"{name}: " + (
+                "nobody shows an icon card" if not shown else
+                f"seat {shown[0]} shows an icon card" if len(shown) == 1 else
+                f"seats {', '.join(map(str, shown))} show an icon card")
         return f"{name}: {_seat(e.get('target'))} {e.get('outcome')}"
     if k == "silence_end":
         return f"{_seat(e['p'])} may talk again"
@@ -158,6 +165,7 @@ def viewer_data(events: Sequence[dict[str, Any]], title: str | None = None,
         "scoring": rules.get("scoring"),
         "house": house,
         "colors": colors,
+        "palette": {c: PALETTE.get(name, PALETTE[COLOR_WORDS[c]]) for c, name in colors.items()},
         "seat": seat,
         "complete": complete,
         "steps": [_step(e, tb, colors) for e, tb in zip(events, tables, strict=True)],
