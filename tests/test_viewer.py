@@ -44,6 +44,10 @@ CASES = [  # (config, overrides, seeds)
     ("jump_in", [], (10,)),
     ("match", ["target=150"], (11,)),
     ("match", ["target=150", "scoring=elimination", "players=3"], (12,)),
+    ("match", ["target=150", "scoring=partners"], (13,)),
+    *((name, [], (14,)) for name in ("classic_1992", "disney100", "disney_wish", "encanto",
+                                     "draw_until_play", "two_player_reverse",
+                                     "party_8p_2decks", "chaos")),
 ]
 
 
@@ -116,6 +120,12 @@ def test_a_tampered_trace_is_refused() -> None:
     worse[0]["hands"][0] = ["R1"] * 7
     with pytest.raises(TraceReplayError):
         replay(worse)
+
+
+def test_an_edition_s_colours_are_its_own() -> None:
+    data = viewer_data(_trace("disney_wish", [], 4))
+    assert data["colors"] == {"R": "pink", "Y": "gold", "G": "purple", "B": "blue"}
+    assert data["palette"]["G"] != viewer_data(_trace("classic", [], 4))["palette"]["G"]
 
 
 def test_event_words() -> None:
