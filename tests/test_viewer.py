@@ -316,6 +316,9 @@ def test_a_link_opens_at_an_event_and_a_seat(browser: Browser, tmp_path: Path) -
     page = Page(browser, uri + "#event=20&seat=2")
     try:
         assert page.js("window.viewer.at") == 19
+        play = "document.getElementById('play')"
+        assert page.js(f"{play}.click(), {play}.textContent") == "pause"
+        assert page.js(f"{play}.click(), {play}.textContent") == "play"
         assert page.js("document.getElementById('view').value") == "2"
         for q, h in enumerate(page.hands()):
             assert all((c is None) == (q != 2) for c in h)
