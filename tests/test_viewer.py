@@ -28,6 +28,7 @@ from unosim.engine.replay import Table, TraceReplayError, replay
 from unosim.engine.state import compile_config
 from unosim.engine.trace import to_jsonl
 from unosim.report.viewer import (
+    COLOR_WORDS,
     event_words,
     pick_examples,
     viewer_data,
@@ -134,6 +135,10 @@ def test_event_words() -> None:
     assert event_words({"e": "swap", "a": 0, "b": 2}) == "seat 0 swaps hands with seat 2"
     data = viewer_data(_trace("stacking", [], 4), seat=1)
     assert data["seat"] == 1 and all(s["words"] for s in data["steps"])
+    events = _trace("stacking", [], 5)  # a Wild turned up: the first seat names a colour
+    assert events[1]["card"] == "W" and events[2]["e"] == "turn"
+    assert viewer_data(events)["steps"][2]["words"].startswith(
+        f"seat {events[2]['p']} names {COLOR_WORDS[events[2]['color']]} for the W; ")
 
 
 # --- example games of a run ----------------------------------------------------------------

@@ -132,8 +132,14 @@ def _actors(e: dict[str, Any]) -> list[int]:
     return [e["p"]] if isinstance(e.get("p"), int) else []
 
 
-def _step(e: dict[str, Any], tb: Table, colors: dict[str, str]) -> dict[str, Any]:
-    return {"e": e["e"], "words": event_words(e, colors), "round": tb.round,
+def _step(e: dict[str, Any], tb: Table, colors: dict[str, str],
+          before: dict[str, Any] | None) -> dict[str, Any]:
+    words = event_words(e, colors)
+    if e["e"] == "turn" and before is not None and before["e"] == "flip" and \
+            before["card"].startswith("W"):  # the colour named for a turned-up wild: no event
+        words = f"{_seat(e['p'])} names {colors.get(e['color'], '?')} for the {before['card']}; " \
+            + words
+    return {"e": e["e"], "words": words, "round": tb.round,
             "hands": [" ".join(h) for h in tb.hands], "draw": tb.draw, "discard": tb.discard,
             "top": tb.top, "color": tb.color, "dir": tb.direction, "turn": tb.turn,
             "pending": tb.pending, "scores": None if tb.scores is None else list(tb.scores),
@@ -168,7 +174,8 @@ def viewer_data(events: Sequence[dict[str, Any]], title: str | None = None,
         "palette": {c: PALETTE.get(name, PALETTE[COLOR_WORDS[c]]) for c, name in colors.items()},
         "seat": seat,
         "complete": complete,
-        "steps": [_step(e, tb, colors) for e, tb in zip(events, tables, strict=True)],
+        "steps": [_step(e, tb, colors, events[i - 1] if i else None)
+                  for i, (e, tb) in enumerate(zip(events, tables, strict=True))],
     }
 
 
