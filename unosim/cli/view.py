@@ -1,0 +1,92 @@
+"""``unosim view TRACE.jsonl``: a self-contained HTML page that replays the trace.
+
+The trace is read with bounds (its size, each line's length, the number of
+events, JSON nesting), so a wrong file is one error line, not a long wait:
+``unosim play CONFIG --seed S --game G --trace-format jsonl`` writes the input.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from unosim.cli.console import CliError, Command, compile_notice, info
+from unosim.rules.limits import MAX_PLAYERS
+
+MAX_TRACE_BYTES = 64 << 20  # a long match is a few MB
+MAX_LINE_BYTES = 1 << 20  # one event: a deal of four decks is about 3 kB
+MAX_EVENTS = 100_000  # every event is a step of the page
+
+
+def read_trace(path: Path) -> list[dict[str, Any]]:
+    """The events of a JSONL trace, each a JSON object with an ``e`` key; a trace
+    too large, or a line that is not an event, is a `CliError` naming the line."""
+    events: list[dict[str, Any]] = []
+    total = 0
+    try:
+        with path.open("rb") as f:
+            for i in range(1, MAX_EVENTS + 2):
+                line = f.readline(MAX_LINE_BYTES + 1)
+                if not line:
+                    break
+                total += len(line)
+                if len(line) > MAX_LINE_BYTES:
+                    raise CliError(f"{path}: line {i} is longer than {MAX_LINE_BYTES} bytes")
+                if total > MAX_TRACE_BYTES:
+                    raise CliError(f"{path}: larger than {MAX_TRACE_BYTES >> 20} MB")
+                if not line.strip():
+                    continue
+                if len(events) == MAX_EVENTS:
+                    raise CliError(f"{path}: more than {MAX_EVENTS} events")
+                try:
+                    e = json.loads(line)
+                except (ValueError, RecursionError) as exc:
+                    raise CliError(f"{path}: line {i}: not JSON ({exc})") from None
+                if not isinstance(e, dict) or not isinstance(e.get("e"), str):
+                    raise CliError(f"{path}: line {i}: not a trace event (an object with \"e\")")
+                events.append(e)
+    except OSError as exc:
+        raise CliError(f"{path}: {exc.strerror or exc}") from None
+    if not events:
+        raise CliError(f"{path}: no events (write one with `unosim play CONFIG --trace-format "
+                       "jsonl`)")
+    if events[0]["e"] != "deal":
+        raise CliError(f"{path}: a trace starts with a deal event, not {events[0]['e']!r}")
+    return events
+
+
+@click.command("view", cls=Command)
+@click.argument("trace", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The HTML file to write (default: the trace's name with .html).")
+@click.option("--seat", type=click.IntRange(0, MAX_PLAYERS - 1), default=None,
+              help="Open the page from this seat's view (the other hands face down).")
+@click.option("--title", default=None, help="The page's title.")
+@click.option("--quiet", is_flag=True, help="Do not say where the page was written.")
+def view_cmd(trace: Path, out: Path | None, seat: int | None, title: str | None,
+             quiet: bool) -> None:
+    """Write a page that replays a trace event by event (offline, one HTML file).
+
+    Step with the buttons or the keyboard (arrows, Home, End); show every hand
+    face up or one seat's view. The engine rebuilds the table at every event."""
+    from unosim.engine.replay import TraceReplayError
+    from unosim.report.viewer import write_viewer
+
+    events = read_trace(trace)
+    players = events[0].get("players")
+    if seat is not None and isinstance(players, int) and seat >= players:
+        raise CliError(f"--seat {seat}: the game has seats 0-{players - 1}")
+    target = out if out is not None else trace.with_suffix(".html")
+    if target.resolve() == trace.resolve():
+        raise CliError(f"--out {target}: that is the trace itself")
+    compile_notice(quiet)
+    try:
+        write_viewer(events, target, title=title or f"{trace.name}: replay", seat=seat)
+    except (TraceReplayError, ValueError) as exc:
+        raise CliError(f"{trace}: {exc}") from None
+    except OSError as exc:
+        raise CliError(f"{target}: {exc.strerror or exc}") from None
+    info(quiet, f"wrote {target}")

@@ -1,0 +1,488 @@
+"""Follow a JSONL trace (TRACE.md) with the compiled engine: the table after every event.
+
+A viewer must not guess what the rules did, so each round of the trace is
+dealt again into a `Round` from its ``deal`` event and driven along the trace:
+at every decision, the legal action whose events are the trace's next ones
+(`Follower`, the same search ``unosim advise --trace`` uses). In a match the
+engine also scores each round (`score_round`) and picks the next dealer, and
+both must agree with the trace.
+
+One action writes several events (a play, an UNO call, a skip, the next
+turn). The table between them is moved along by what each event records (the
+cards it names go from pile to hand, a swap exchanges two hands); at the end
+of every action that table must equal the engine's, card for card, or the
+replay stops with `TraceReplayError`. So every state `replay` returns is one
+the engine reached or one the trace's own record leads to between two that it
+reached.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from unosim.engine import state as L
+from unosim.engine.deal import deal as deal_cards
+from unosim.engine.deal import reset_state
+from unosim.engine.game import IllegalActionError, Round, _seed
+from unosim.engine.scoring import next_dealer, score_round, start_match
+from unosim.engine.state import CompiledConfig, compile_config
+from unosim.rules.cards import CardError, kind
+
+__all__ = ["Follower", "Table", "TraceReplayError", "replay", "trace_config"]
+
+# rules a deal event shows that come from the edition, not from a config key
+EDITION_RULES = {"first_flip", "wd4_wilds_block", "uno_penalty", "special", "special_points"}
+
+
+PENALTIES = ("draw2", "wd4", "stack", "challenge")  # draw causes that pay what was pending
+
+
+class TraceReplayError(ValueError):
+    """The trace cannot be followed: malformed, or not a game these rules play."""
+
+
+def _flat(d: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    for k, v in d.items():
+        out += _flat(v, f"{prefix}{k}.") if isinstance(v, dict) else [(prefix + k, v)]
+    return out
+
+
+def trace_config(deal: dict[str, Any]) -> CompiledConfig:
+    """The compiled config a deal event describes: its edition with its resolved rules
+    as overrides, checked to give back exactly those rules."""
+    from unosim.rules.config import ConfigError, load_config
+
+    rules = deal.get("rules")
+    if not isinstance(rules, dict):
+        raise TraceReplayError("the trace's deal event has no rules")
+    sets = [f"edition={json.dumps(deal.get('edition'))}"] + [
+        f"{k}={json.dumps(v)}" for k, v in _flat(rules) if k not in EDITION_RULES]
+    try:
+        cc = compile_config(load_config("classic", sets))
+    except ConfigError as exc:
+        raise TraceReplayError(f"the trace's rules: {exc}") from exc
+    if cc.rules != rules:
+        diff = next((k for k, v in _flat(rules) if dict(_flat(cc.rules)).get(k) != v), "?")
+        raise TraceReplayError(f"the trace's rules are not those of edition "
+                               f"{deal.get('edition')!r} (rule {diff})")
+    return cc
+
+
+def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return {k: v for k, v in a.items() if k != "round"} == {
+        k: v for k, v in b.items() if k != "round"}
+
+
+class Follower:
+    """A `Round` driven along a trace: at each decision the legal action whose events
+    are the trace's next ones. The rules' only randomness is forced to the trace's
+    outcome: behaviour rates are set to 0 or 1 from the events ahead, and before a
+    reshuffle the discard pile under its top is reordered so the engine's shuffle
+    gives the pile the trace shows."""
+
+    SKIP = ("ev", "cl")
+
+    def __init__(self, r: Round, trace: Sequence[dict[str, Any]], t: int) -> None:
+        self.r, self.trace, self.t = r, trace, t
+        self.rates = r.C.cf.copy()
+        self.partial = False  # the last action wrote more events than the trace has left
+
+    def _field(self, name: str) -> np.ndarray:
+        """A state field as a snapshot needs it: what each seat knows only for the
+        seats at this table (the array is sized for the largest table)."""
+        S: Any = self.r.S  # a numba record: fields by name
+        v = S[name]
+        return v[: self.r.players, : self.r.players] if name == "known" else v
+
+    def snapshot(self) -> tuple[dict[str, np.ndarray], int]:
+        S: Any = self.r.S
+        return ({n: np.array(self._field(n), copy=True) for n in S.dtype.names
+                 if n not in self.SKIP and not n.startswith("x_")}, len(self.r._events))
+
+    def restore(self, snap: tuple[dict[str, np.ndarray], int]) -> None:
+        fields, n = snap
+        for name, v in fields.items():
+            self._field(name)[...] = v
+        del self.r._events[n:]
+
+    def force_rates(self, slip: float) -> None:
+        cf, ahead = self.r.C.cf, self.trace[self.t:]
+        cf[:] = self.rates
+        uno = next((e for e in ahead if e["e"] == "uno"), None)
+        if uno is not None:
+            cf[L.F_UNO_FORGET] = 0.0 if uno.get("called") else 1.0
+            cf[L.F_UNO_CATCH] = 1.0 if uno.get("caught") else 0.0
+        movie = next((e for e in ahead if e["e"] == "special"
+                      and e.get("special") == "movie_madness"), None)
+        if movie is not None:
+            cf[L.F_MOVIE_FAIL] = 1.0 if movie.get("outcome") == "failed" else 0.0
+        cf[L.F_SLIP] = slip
+
+    def matches(self, new: Sequence[dict[str, Any]]) -> int:
+        """How many of ``new`` agree with the trace from ``t`` (len(new): all)."""
+        for i, e in enumerate(new):
+            if self.t + i >= len(self.trace) or not _same(e, self.trace[self.t + i]):
+                return i
+        return len(new)
+
+    def permutation(self, n: int) -> np.ndarray:
+        """Where the engine's next shuffle of ``n`` cards takes each (out[i] = in[perm[i]])."""
+        from unosim.engine.table import shuffle_row
+
+        S = self.r.S
+        snap = self.snapshot()
+        S.piles[0, :n] = np.arange(n)
+        shuffle_row(S, 0, n)
+        perm = S.piles[0, :n].copy()
+        self.restore(snap)
+        return perm
+
+    def fix_reshuffle(self, got: list[str], want: list[str]) -> bool:
+        """Make the action's reshuffle give ``want`` instead of ``got``: choose the
+        stream (nothing else in a replay draws from it) so that the cards played in
+        the action land where the trace has them, and order the rest of the discard."""
+        from unosim.engine.rng import seed_game
+
+        S, n = self.r.S, len(want)
+        nd0 = int(S.s[L.S_NDISC])
+        try:
+            w = np.array([kind(c) for c in want])
+        except CardError:
+            return False
+        held = np.empty(n, np.int64)  # the discard under the top at the reshuffle
+        held[self.permutation(n)] = [kind(c) for c in got]
+        if sorted(held) != sorted(w):
+            return False
+        fixed = np.arange(max(nd0 - 1, 0), n)
+        for attempt in range(5000):
+            if attempt:
+                seed_game(S.rng, np.uint64(attempt), np.uint64(0x5EED), 0)
+            perm = self.permutation(n)
+            inv = np.empty(n, np.int64)
+            inv[perm] = np.arange(n)
+            if (w[inv[fixed]] == held[fixed]).all():
+                free = perm < nd0 - 1
+                S.piles[1, perm[free]] = w[free]
+                return True
+        return False
+
+    def trial(self, a: int, slip: float) -> int:
+        """Apply ``a`` (kept if all its events match the trace); -1 when they do not,
+        else the number of events it wrote."""
+        for _ in range(3):
+            snap = self.snapshot()
+            self.force_rates(slip)
+            self.r.apply(a)
+            new = self.r._events[snap[1]:]
+            ok = self.matches(new)
+            if ok == len(new) or 0 < ok == len(self.trace) - self.t:  # or the trace stops here
+                return ok
+            self.restore(snap)
+            got, want = new[ok], self.trace[self.t + ok] if self.t + ok < len(self.trace) else {}
+            if not (got["e"] == want.get("e") == "reshuffle"
+                    and isinstance(want.get("draw"), list)
+                    and self.fix_reshuffle(list(got["draw"]), list(want["draw"]))):
+                return -1
+        return -1
+
+    def candidates(self) -> list[tuple[int, float]]:
+        slip = float(self.rates[L.F_SLIP])
+        slips = [0.0, 1.0] if 0.0 < slip < 1.0 else [slip]
+        return [(a, s) for a in self.r.legal_actions() for s in slips]
+
+    def step(self, depth: int = 0) -> int:
+        """Take the decision's action that follows the trace; how many events it wrote."""
+        empty: list[tuple[int, float]] = []
+        best, most = (0, 0.0), 0
+        for a, s in self.candidates():  # the longest match: a slip may follow a turn
+            snap = self.snapshot()
+            n = self.trial(a, s)
+            self.restore(snap)
+            if n > most:
+                best, most = (a, s), n
+            elif n == 0:
+                empty.append((a, s))
+        if most > 0:
+            before = len(self.r._events)
+            self.trial(*best)
+            self.partial = len(self.r._events) - before > most
+            self.t += most
+            return most
+        for a, s in empty:  # an action without events (a wild before its color, a pass)
+            snap = self.snapshot()
+            self.trial(a, s)
+            if depth < 12 and not self.r.is_over and self.lookahead(depth + 1):
+                self.restore(snap)
+                self.trial(a, s)
+                return 0
+            self.restore(snap)
+        raise TraceReplayError(
+            f"cannot follow the trace at event {self.t} "
+            f"({self.trace[self.t]['e'] if self.t < len(self.trace) else 'end'})")
+
+    def lookahead(self, depth: int) -> bool:
+        t, partial = self.t, self.partial
+        try:
+            self.step(depth)
+            return True
+        except TraceReplayError:
+            return False
+        finally:
+            self.t, self.partial = t, partial
+
+    def done(self) -> None:
+        self.r.C.cf[:] = self.rates
+
+
+# --- the table after each event ------------------------------------------------------
+@dataclass(frozen=True)
+class Table:
+    """The table after one event, as a viewer shows it."""
+
+    round: int
+    hands: tuple[tuple[str, ...], ...]  # every seat's cards, sorted as the engine holds them
+    draw: int  # cards in the draw pile
+    discard: int  # cards in the discard pile
+    top: str | None  # top discard (None before the first flip)
+    color: str | None  # active colour (None while a flipped wild waits for one)
+    direction: int  # +1 or -1
+    turn: int | None  # whose turn it is (the last turn event's seat)
+    pending: int | None  # cards the seat to act faces drawing (None: not known here)
+    scores: tuple[int, ...] | None  # match scores (None in a single round)
+    active: tuple[int, ...]  # seats in play
+    winner: int | None = None  # after the round's end
+    exact: bool = False  # read from the engine (the end of an action), not moved by events
+
+
+def _sort(cards: Counter[str]) -> tuple[str, ...]:
+    return tuple(sorted(cards.elements(), key=kind))
+
+
+def _apply(tb: Table, hands: list[Counter[str]], e: dict[str, Any]) -> Table:
+    """The table after event ``e`` (``hands`` is updated in place), from what it records."""
+    k = e["e"]
+    ch: dict[str, Any] = {"exact": False}
+    if k == "flip":
+        c = e["card"]
+        ch.update(draw=tb.draw - 1, discard=tb.discard + 1, top=c,
+                  color=c[0] if c[0] in "RYGB" else None)
+    elif k == "return":
+        ch.update(draw=len(e["draw"]), discard=tb.discard - 1, top=None, color=None)
+    elif k == "turn":
+        ch.update(turn=e["p"], color=e["color"], top=e["top"])
+    elif k == "play":
+        hands[e["p"]][e["card"]] -= 1
+        ch.update(discard=tb.discard + 1, top=e["card"], color=e["color"])
+        if e["card"].endswith("D2") or e["card"] == "WD4":
+            ch["pending"] = None  # what it adds is the engine's to say (`_pending`)
+    elif k == "draw":
+        hands[e["p"]].update(e["cards"])
+        ch.update(draw=tb.draw - len(e["cards"]))
+        if e["cause"] in PENALTIES:
+            ch["pending"] = 0
+    elif k == "reshuffle":
+        ch.update(draw=len(e["draw"]), discard=1)
+    elif k == "reverse":
+        ch.update(direction=e["direction"])
+    elif k == "swap":
+        hands[e["a"]], hands[e["b"]] = hands[e["b"]], hands[e["a"]]
+    elif k == "rotate":
+        act = list(tb.active)
+        old = [hands[q] for q in act]
+        for i, h in enumerate(old):
+            hands[act[(i + e["direction"]) % len(act)]] = h
+    elif k == "end":
+        ch.update(winner=e["winner"])
+    elif k in ("score", "match_end"):
+        ch.update(scores=tuple(e["scores"]))
+    ch["hands"] = tuple(_sort(h) for h in hands)
+    return replace(tb, **ch)
+
+
+def _pending(out: list[Table], trace: Sequence[dict[str, Any]], t0: int, t1: int) -> None:
+    """Within one action's events ``t0 .. t1-1``, a penalty drawn later in the action
+    says what was pending after the card that made it (the engine decided it at once)."""
+    for i in range(t0, t1):
+        if out[i].pending is None:
+            nxt = next((trace[j] for j in range(i + 1, t1) if trace[j]["e"] in ("draw", "play")),
+                       None)
+            if nxt is not None and nxt["e"] == "draw" and nxt["cause"] in PENALTIES[:3]:
+                out[i] = replace(out[i], pending=len(nxt["cards"]))
+
+
+def _engine_table(r: Round, tb: Table) -> Table:
+    """``tb`` with what the engine holds now (hands, piles, colour, direction, pending)."""
+    return replace(tb, hands=tuple(tuple(h) for h in r.hands), draw=len(r.draw_pile),
+                   discard=len(r.discard), top=r.discard[-1] if r.discard else None,
+                   direction=r.direction, pending=r.pending, exact=True)
+
+
+def _check(tb: Table, r: Round, t: int) -> Table:
+    """The engine's table after the action that ended at event ``t``; it must be the one
+    the trace's events led to."""
+    got = _engine_table(r, tb)
+    for name in ("hands", "draw", "discard", "top", "direction"):
+        if getattr(got, name) != getattr(tb, name):
+            raise TraceReplayError(f"after event {t}, the engine's {name} differ from the "
+                                   "trace's (the trace is not a game these rules play)")
+    if tb.color is not None and r.color != tb.color and r.phase != "color":
+        raise TraceReplayError(f"after event {t}, the engine's colour differs from the trace's")
+    return got
+
+
+def _deal_round(r: Round, deal: dict[str, Any], rest: list[str]) -> None:
+    """Deal ``deal``'s hands with the engine, ``rest`` (bottom first) left as the draw
+    pile, and flip: the round waits for its first decision."""
+    hands, dealer, n = deal["hands"], int(deal["dealer"]), r.players
+    alive = [q for q in range(n) if r.S.seat[q, L.SEAT_ALIVE]]
+    order = [q for q in ((dealer + 1 + i) % n for i in range(n)) if q in alive]
+    size = int(r.cc.ci[L.C_HAND_SIZE])
+    if any(len(hands[q]) != size for q in alive) or any(hands[q] for q in range(n)
+                                                         if q not in alive):
+        raise TraceReplayError(f"the deal's hands are not {size} cards for each seat in play")
+    dealt = [hands[q][j] for j in range(size) for q in order]
+    pile = [kind(c) for c in [*rest, *dealt[::-1]]]  # bottom first; dealt[0] on top
+    if len(pile) > r.S.piles.shape[1] - 1:
+        raise TraceReplayError(f"the deal holds {len(pile)} cards, more than the deck")
+    reset_state(r.S, r.C, dealer)
+    r.S.piles[0, : len(pile)] = pile
+    r.S.s[L.S_NDRAW] = len(pile)
+    deal_cards(r.S, r.C, dealer)
+    r._drain()
+
+
+def _expect(trace: Sequence[dict[str, Any]], t: int, what: str) -> dict[str, Any]:
+    if t >= len(trace) or trace[t].get("e") != what:
+        raise TraceReplayError(f"event {t}: expected a {what} event")
+    return trace[t]
+
+
+def _deck_fits(cc: CompiledConfig, deal: dict[str, Any]) -> None:
+    """The deal's cards are the edition's deck, no more of a card than it holds."""
+    have = Counter(c for h in deal["hands"] for c in h) + Counter(deal["draw"])
+    for c, n in have.items():
+        if n > int(cc.deck_counts[kind(c)]):
+            raise TraceReplayError(f"the deal has {n} x {c}, more than the deck holds")
+
+
+def replay(trace: Sequence[dict[str, Any]]) -> tuple[list[Table], bool]:
+    """The table after every event of ``trace`` (a round, or a whole match), and whether
+    the trace was complete (False when it stops in the middle of a round).
+
+    Raises `TraceReplayError` when the trace is malformed or the engine cannot
+    follow it."""
+    try:
+        return _replay(trace)
+    except (KeyError, TypeError, IndexError, AttributeError, CardError,
+            IllegalActionError) as exc:
+        raise TraceReplayError(f"malformed trace ({type(exc).__name__}: {exc})") from exc
+
+
+def _replay(trace: Sequence[dict[str, Any]]) -> tuple[list[Table], bool]:
+    first = _expect(trace, 0, "deal")
+    cc = trace_config(first)
+    r = Round._blank(cc)
+    _seed(r.S, 0, 0, 0)
+    n = r.players
+    match = int(cc.ci[L.C_MODE]) != 0
+    if match:
+        start_match(r.S, r.C)
+    out: list[Table] = []
+    t = 0
+    while True:  # one round
+        d = _expect(trace, t, "deal")
+        if d.get("rules") != first["rules"] or int(d["players"]) != n:
+            raise TraceReplayError(f"event {t}: a deal with other rules than the first")
+        active = tuple(q for q in range(n) if r.S.seat[q, L.SEAT_ALIVE])
+        if list(d.get("active", range(n))) != list(active):
+            raise TraceReplayError(f"event {t}: the seats in play are not the engine's {active}")
+        if not 0 <= int(d["dealer"]) < n:
+            raise TraceReplayError(f"event {t}: dealer {d['dealer']} is not a seat")
+        _deck_fits(cc, d)
+        r.round_index = int(d.get("round", 0))
+        hands = [Counter(h) for h in d["hands"]]
+        tb = Table(round=r.round_index, hands=tuple(_sort(h) for h in hands),
+                   draw=len(d["draw"]), discard=0, top=None, color=None, direction=1,
+                   turn=None, pending=0, scores=tuple(r.scores) if match else None,
+                   active=active)
+        out.append(tb)
+        # a flipped WD4 returned into the pile went to a random gap: deal the pile the
+        # trace shows after the last return (every event before it is a flip or return)
+        start = t + 1
+        while start < len(trace) and trace[start]["e"] in ("flip", "return"):
+            start += 1
+        rets = [i for i in range(t + 1, start) if trace[i]["e"] == "return"]
+        follow_from = rets[-1] + 1 if rets else t + 1
+        rest = trace[rets[-1]]["draw"] if rets else d["draw"]
+        for i in range(t + 1, follow_from):
+            tb = _apply(tb, hands, trace[i])
+            out.append(tb)
+        before = len(r._events)
+        _deal_round(r, d, list(rest))
+        dealt = r._events[before:]
+        if [sorted(h, key=kind) for h in dealt[0]["hands"]] != [
+                sorted(h, key=kind) for h in d["hands"]]:
+            raise TraceReplayError(f"event {t}: the engine dealt other hands")
+        fl = Follower(r, trace, follow_from)
+        flips = dealt[1:]
+        m = fl.matches(flips)
+        if m != len(flips) and fl.t + m != len(trace):
+            raise TraceReplayError(f"event {t}: the round's first flip does not replay")
+        for e in flips[:m]:
+            tb = _apply(tb, hands, e)
+            out.append(tb)
+        if m != len(flips):  # the trace stops among them
+            return out, False
+        fl.t += len(flips)
+        tb = out[-1] = _check(tb, r, fl.t - 1)
+        while not r.is_over:
+            if fl.t >= len(trace):
+                fl.done()
+                return out, False
+            t0 = fl.t
+            fl.step()
+            for i in range(t0, fl.t):
+                tb = _apply(tb, hands, trace[i])
+                out.append(tb)
+            if fl.partial:  # the trace stops inside this action
+                _pending(out, trace, t0, fl.t)
+                fl.done()
+                return out, False
+            if fl.t > t0 and r.phase != "color":
+                tb = out[-1] = _check(tb, r, fl.t - 1)
+            _pending(out, trace, t0, fl.t)
+        fl.done()
+        t = fl.t
+        if not match:
+            break
+        before = len(r._events)
+        over, _ = score_round(r.S, r.C)
+        r._drain()
+        fl.t = t
+        new = r._events[before:]
+        m = fl.matches(new)
+        if m != len(new) and t + m != len(trace):
+            raise TraceReplayError(f"event {t}: the engine scores the round otherwise")
+        for e in new[:m]:
+            tb = _apply(tb, hands, e)
+            out.append(tb)
+        if m != len(new):
+            return out, False
+        t += len(new)
+        if over:
+            break
+        if t >= len(trace):
+            return out, False
+        nd = int(next_dealer(r.S, r.C))
+        if int(_expect(trace, t, "deal")["dealer"]) != nd:
+            raise TraceReplayError(f"event {t}: the next dealer is seat {nd}")
+    if t != len(trace):
+        raise TraceReplayError(f"event {t}: events after the end of the game")
+    return out, True

@@ -1,0 +1,285 @@
+"""The round viewer: one self-contained HTML page that replays a trace event by event.
+
+The page knows no rules. `unosim.engine.replay.replay` rebuilds the table after
+every event with the compiled engine; this module writes those tables, and each
+event in words, as JSON inside ``templates/viewer.html``, whose script only
+draws them (hands face up or from one seat's view, the top card, the colour,
+the direction, the draw pile, scores) and steps through them with buttons and
+the keyboard. No network: the style, the script and the data are inline.
+
+`write_viewer` is what ``unosim view`` calls, and what a report calls to link
+an example round.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from unosim.engine.replay import Table, replay
+from unosim.rules.settings import house_rule_switches
+from unosim.run.files import write_text
+
+__all__ = ["event_words", "viewer_data", "viewer_html", "write_viewer"]
+
+COLOR_WORDS = {"R": "red", "Y": "yellow", "G": "green", "B": "blue"}
+CAUSE_WORDS = {
+    "turn": "", "draw2": " (Draw Two)", "wd4": " (Wild Draw Four)", "stack": " (stacked penalty)",
+    "challenge": " (challenge)", "uno": " (missed UNO)", "special": " (special wild)",
+    "dont_talk": " (talked while silenced)",
+}
+# what a colour name looks like on the page: an edition may print other colours
+# (Disney Wish: pink, gold, purple, blue); a name not listed keeps its slot's colour
+PALETTE = {"red": "#d7263d", "yellow": "#f4c20d", "green": "#1e9e4a", "blue": "#1f6fd6",
+           "pink": "#e0457b", "gold": "#d9a520", "purple": "#7d3fb8", "orange": "#f07f1a",
+           "teal": "#159a9c", "black": "#222222"}
+SPECIAL_WORDS = {"movie_madness": "Movie Madness", "wishing_star": "Wishing Star",
+                 "dont_talk": "Don't Talk"}
+
+
+def _seat(p: Any) -> str:
+    return "nobody" if p is None else f"seat {p}"
+
+
+def event_words(e: dict[str, Any], colors: dict[str, str] = COLOR_WORDS) -> str:
+    """One trace event as a sentence.
+
+    >>> event_words({"e": "play", "p": 2, "card": "R7", "color": "R"})
+    'seat 2 plays R7'
+    >>> event_words({"e": "draw", "p": 3, "cards": ["B1", "G4"], "cause": "draw2"})
+    'seat 3 draws 2 (Draw Two)'
+    >>> event_words({"e": "play", "p": 0, "card": "WD4", "color": "B"})
+    'seat 0 plays WD4 and names blue'
+    """
+    k = e.get("e")
+    if k == "deal":
+        size = max((len(h) for h in e["hands"]), default=0)
+        return (f"round {e.get('round', 0) + 1}: seat {e['dealer']} deals {size} cards to each "
+                f"of {len(e.get('active', e['hands']))} seats")
+    if k == "flip":
+        return f"{e['card']} is turned up to start the discard pile"
+    if k == "return":
+        return f"{e['card']} goes back into the draw pile"
+    if k == "turn":
+        return f"{_seat(e['p'])}'s turn (top {e['top']}, colour {colors.get(e['color'], '?')})"
+    if k == "play":
+        named = f" and names {colors.get(e['color'], '?')}" if e["card"].startswith("W") else ""
+        return f"{_seat(e['p'])} plays {e['card']}{named}"
+    if k == "draw":
+        n = len(e["cards"])
+        return (f"{_seat(e['p'])} draws {n}" if n != 1 else f"{_seat(e['p'])} draws a card") + \
+            CAUSE_WORDS.get(e["cause"], f" ({e['cause']})")
+    if k == "reshuffle":
+        return f"the discard pile is shuffled into a new draw pile of {len(e['draw'])}"
+    if k == "skip":
+        return f"{_seat(e['p'])} is skipped"
+    if k == "reverse":
+        return "play reverses: " + ("seat numbers now go up" if e["direction"] > 0
+                                    else "seat numbers now go down")
+    if k == "challenge":
+        return (f"{_seat(e['p'])} challenges {_seat(e['target'])}'s Wild Draw Four: "
+                + ("it was a bluff" if e["success"] else "it was legal"))
+    if k == "uno":
+        return _seat(e["p"]) + (" calls UNO!" if e["called"] else
+                                " forgets to call UNO and is caught" if e["caught"] else
+                                " forgets to call UNO (nobody notices)")
+    if k == "jump":
+        return f"{_seat(e['p'])} jumps in with {e['card']}"
+    if k == "swap":
+        return f"{_seat(e['a'])} swaps hands with {_seat(e['b'])}"
+    if k == "rotate":
+        return "every hand passes to the " + ("next higher seat" if e["direction"] > 0
+                                              else "next lower seat")
+    if k == "special":
+        name = SPECIAL_WORDS.get(e.get("special", ""), "special wild")
+        if e.get("special") == "wishing_star":
+            shown = e.get("outcome") or []
+            return f"{name}: " + (
+                "nobody shows an icon card" if not shown else
+                f"seat {shown[0]} shows an icon card" if len(shown) == 1 else
+                f"seats {', '.join(map(str, shown))} show an icon card")
+        return f"{name}: {_seat(e.get('target'))} {e.get('outcome')}"
+    if k == "silence_end":
+        return f"{_seat(e['p'])} may talk again"
+    if k == "slip":
+        return f"{_seat(e['p'])} talked while silenced"
+    if k == "end":
+        if e["winner"] is None:
+            return f"stalemate after {e['turns']} turns"
+        return (f"{_seat(e['winner'])} goes out after {e['turns']} turns; "
+                f"the round is worth {e['points']} points")
+    if k == "score":
+        out = f"scores: {', '.join(f'seat {p} {s}' for p, s in enumerate(e['scores']))}"
+        return out + (f"; out of the match: {e['eliminated']}" if e.get("eliminated") else "")
+    if k == "match_end":
+        w = e["winner"]
+        who = ("nobody (the match hit its round limit)" if w is None else
+               " & ".join(_seat(x) for x in w) if isinstance(w, list) else _seat(w))
+        return f"the match is over: {who} wins"
+    return str(k)
+
+
+def _actors(e: dict[str, Any]) -> list[int]:
+    """The seats an event is about (highlighted on the page)."""
+    if e.get("e") == "swap":
+        return [e["a"], e["b"]]
+    if e.get("e") == "end" and e.get("winner") is not None:
+        return [e["winner"]]
+    return [e["p"]] if isinstance(e.get("p"), int) else []
+
+
+def _step(e: dict[str, Any], tb: Table, colors: dict[str, str],
+          before: dict[str, Any] | None) -> dict[str, Any]:
+    words = event_words(e, colors)
+    if e["e"] == "turn" and before is not None and before["e"] == "flip" and \
+            before["card"].startswith("W"):  # the colour named for a turned-up wild: no event
+        words = f"{_seat(e['p'])} names {colors.get(e['color'], '?')} for the {before['card']}; " \
+            + words
+    return {"e": e["e"], "words": words, "round": tb.round,
+            "hands": [" ".join(h) for h in tb.hands], "draw": tb.draw, "discard": tb.discard,
+            "top": tb.top, "color": tb.color, "dir": tb.direction, "turn": tb.turn,
+            "pending": tb.pending, "scores": None if tb.scores is None else list(tb.scores),
+            "active": list(tb.active), "winner": tb.winner, "actors": _actors(e),
+            "exact": tb.exact}
+
+
+def viewer_data(events: Sequence[dict[str, Any]], title: str | None = None,
+                seat: int | None = None) -> dict[str, Any]:
+    """What the page shows: one step per event (the table after it, the event in words).
+
+    Raises `unosim.engine.replay.TraceReplayError` when the engine cannot follow
+    the trace."""
+    tables, complete = replay(events)
+    deal = events[0]
+    rules = deal.get("rules", {})
+    colors = _color_words(str(deal.get("edition", "")))
+    labels = house_rule_switches()
+    house = [labels.get(f"house_rules.{k}", k)
+             for k, v in _flat(rules.get("house_rules", {})) if v is True]
+    players = int(deal["players"])
+    if seat is not None and not 0 <= seat < players:
+        raise ValueError(f"seat {seat}: the game has seats 0-{players - 1}")
+    return {
+        "title": title or f"{deal.get('edition', 'UNO')} — {players} players",
+        "edition": deal.get("edition"),
+        "players": players,
+        "mode": rules.get("mode", "round"),
+        "scoring": rules.get("scoring"),
+        "house": house,
+        "colors": colors,
+        "palette": {c: PALETTE.get(name, PALETTE[COLOR_WORDS[c]]) for c, name in colors.items()},
+        "seat": seat,
+        "complete": complete,
+        "steps": [_step(e, tb, colors, events[i - 1] if i else None)
+                  for i, (e, tb) in enumerate(zip(events, tables, strict=True))],
+    }
+
+
+def _flat(d: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    for k, v in d.items():
+        out += _flat(v, f"{prefix}{k}.") if isinstance(v, dict) else [(prefix + k, v)]
+    return out
+
+
+def _color_words(edition: str) -> dict[str, str]:
+    """The edition's own colour names (an edition may relabel the four colours)."""
+    from unosim.rules.editions import load_edition
+
+    try:
+        labels = load_edition(edition).colors
+    except Exception:  # an unknown edition already failed the replay; keep the defaults
+        return dict(COLOR_WORDS)
+    return {c: str(label).lower() for c, label in zip("RYGB", labels, strict=True)}
+
+
+def viewer_html(data: dict[str, Any]) -> str:
+    """The page: the template with the data inline (``</`` escaped inside the script)."""
+    template = resources.files("unosim.report").joinpath("templates/viewer.html").read_text(
+        encoding="utf-8")
+    blob = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    return (template.replace("{{TITLE}}", html.escape(data["title"]))
+            .replace("{{DATA}}", blob))
+
+
+def write_viewer(events: Sequence[dict[str, Any]], path: str | Path, *,
+                 title: str | None = None, seat: int | None = None) -> Path:
+    """Write the viewer of the trace ``events`` (a round or a match) to ``path``.
+
+    ``seat`` opens the page from that seat's view (the others' cards face down);
+    the page can switch views. Raises `TraceReplayError` (a `ValueError`) when
+    the trace cannot be followed."""
+    out = Path(path)
+    write_text(out, viewer_html(viewer_data(events, title=title, seat=seat)))
+    return out
+
+
+# --- example games of a run ---------------------------------------------------------------
+EXAMPLE_LIMIT = 100_000  # games scanned for examples (compiled, untraced: well under a second)
+
+
+def pick_examples(cc: Any, seed: int, games: range) -> dict[str, int]:
+    """Example games of ``games`` (of seed ``seed``), by what a reader asks to see:
+    ``typical`` (the lower median of turns), ``longest`` (the most turns), and, when
+    the rules allow them, ``most_jumps`` (jump-ins) and ``biggest_stack`` (the most
+    cards drawn in one stacked penalty). Each is replayable with ``play --game G``.
+
+    Played again with the compiled engine, untraced, from the range's first
+    `EXAMPLE_LIMIT` games; the stacking example replays the ten games with the most
+    stacked cards drawn to find the biggest single penalty. Ties go to the first game."""
+    import numpy as np
+
+    from unosim.engine import state as L
+    from unosim.engine.batch import GF_TURNS, NGF, REC_GAME, REC_STATS, simulate
+    from unosim.engine.game import play_game
+
+    if len(games) == 0:
+        raise ValueError("no games to pick examples from")
+    games = games[:EXAMPLE_LIMIT]
+    gf = np.zeros((len(games), NGF), np.int64)
+    _, rec = simulate(cc, seed, games.start, len(games), records=True, features=gf)
+    assert rec is not None
+    turns = gf[:, GF_TURNS]
+    median = np.sort(turns)[(len(turns) - 1) // 2]
+    out = {"typical": games[int(np.argmax(turns == median))],
+           "longest": games[int(np.argmax(turns))]}
+    per_game = np.zeros((len(games), 2), np.int64)  # jumps, stacked cards drawn
+    np.add.at(per_game, rec[:, REC_GAME] - games.start,
+              rec[:, [REC_STATS + L.R_JUMPS, REC_STATS + L.R_DRAW_BY_CAUSE + L.CAUSE_STACK]])
+    if per_game[:, 0].any():
+        out["most_jumps"] = games[int(np.argmax(per_game[:, 0]))]
+    if per_game[:, 1].any():
+        best, most = -1, 0
+        for i in np.argsort(-per_game[:, 1], kind="stable")[:10]:
+            big = max((len(e["cards"]) for e in play_game(cc, seed, games[int(i)])
+                       if e["e"] == "draw" and e["cause"] == "stack"), default=0)
+            if big > most or (big == most and games[int(i)] < best):
+                best, most = games[int(i)], big
+        out["biggest_stack"] = best
+    return out
+
+
+EXAMPLE_TITLES = {"typical": "a typical game (median length)", "longest": "the longest game",
+                  "most_jumps": "the game with the most jump-ins",
+                  "biggest_stack": "the game with the biggest stacked penalty"}
+
+
+def write_examples(cc: Any, seed: int, games: range, out_dir: str | Path,
+                   name: str = "game") -> dict[str, tuple[int, Path]]:
+    """Pick `pick_examples` of ``games`` and write a viewer for each into ``out_dir``
+    (``NAME-G.html``); what each is: its game number and page, for a report to link."""
+    from unosim.engine.game import play_game
+
+    picks = pick_examples(cc, seed, games)
+    out: dict[str, tuple[int, Path]] = {}
+    for what, g in picks.items():
+        path = Path(out_dir) / f"{name}-{g}.html"
+        if all(p != path for _, p in out.values()):  # one page when one game is two picks
+            write_viewer(play_game(cc, seed, g), path,
+                         title=f"{name}, seed {seed}, game {g}: {EXAMPLE_TITLES[what]}")
+        out[what] = (g, path)
+    return out
