@@ -1,6 +1,6 @@
-"""Independent replay checker for unosim JSON Lines traces (TRACE.md).
+"""Independent replay checker for unosim JSON Lines traces (docs/trace.md).
 
-Written from RULES.md and TRACE.md alone and importing nothing from
+Written from docs/rules.md and docs/trace.md alone and importing nothing from
 ``unosim``: if the engine and this checker shared code, a shared misreading of
 the rules would pass unnoticed. It replays every round card by card (both
 piles, every hand as a multiset, active color, direction, current player,
@@ -41,7 +41,7 @@ STACK_KEYS = (
 )
 HOUSE_KEYS = ("jump_in", "seven_o", "draw_until_play", "two_player_reverse")
 
-# Keys TRACE.md requires of each event kind ("e" and "round" on every one).
+# Keys docs/trace.md §2 requires of each event kind ("e" and "round" on every one).
 REQUIRED: dict[str, tuple[str, ...]] = {
     "deal": ("dealer", "players", "hands", "draw", "edition", "rules"),
     "flip": ("card",),
@@ -87,7 +87,7 @@ def is_number(tok: str) -> bool:
 
 
 def card_points(tok: str, special_points: int = 50) -> int:
-    """RULES sec. 1: face value, 20 for colored actions, 50 for wilds (WX per edition)."""
+    """docs/rules.md §1: face value, 20 for colored actions, 50 for wilds (WX per edition)."""
     if tok == "WX":
         return special_points
     if is_wild(tok):
@@ -153,7 +153,7 @@ def check_trace(
     policy may play one); by default it is a violation unless a challenge
     exposes it.
     ``policies``: the seats' policy names (one name for every seat, or a list).
-    Seats named ``"random"`` are also held to RULES sec. 7, which fixes that
+    Seats named ``"random"`` are also held to docs/rules.md §7, which fixes that
     policy's choices: never draw or accept while a legal play or stack exists,
     play a legal drawn card, always jump in, never challenge or bluff.
     Behaviour rates of 0 or 1 in ``rules.behaviour`` (when the trace has them)
@@ -561,7 +561,7 @@ class _Replay:
             )
         if len(e["draw"]) < 4 * R.decks + 1:
             self.bad(
-                f"the deal leaves {len(e['draw'])} cards; RULES sec. 10 needs at least "
+                f"the deal leaves {len(e['draw'])} cards; docs/rules.md §10 needs at least "
                 f"4 x decks + 1 = {4 * R.decks + 1}"
             )
         self.hands = [Counter(h) for h in hands]
@@ -622,7 +622,7 @@ class _Replay:
         return len(self.draw) + max(len(self.discard) - 1, 0)
 
     def wd4_ok(self, others: Counter[str]) -> bool:
-        """RULES sec. 3: no other card of the active color (nor W/WX where wilds block)."""
+        """docs/rules.md §3: no other card of the active color (nor W/WX where wilds block)."""
         if any(n > 0 and color_of(c) == self.color for c, n in others.items()):
             return False
         return not (self.R.wd4_wilds_block and (others["W"] > 0 or others["WX"] > 0))
@@ -905,7 +905,7 @@ class _Replay:
         return seat
 
     def after_play(self, p: int, card: str, chain: tuple[int, int] | None) -> int | None:
-        """Everything a play sets off, in the engine's order (TRACE.md, RULES sec. 10).
+        """Everything a play sets off, in the engine's order (docs/trace.md §3, docs/rules.md §10).
         ``chain``: (total, length) of the stack this card was added to. Returns the seat of
         the next regular turn, or None when the round ended."""
         if card == "WX":
@@ -998,7 +998,7 @@ class _Replay:
             self.window = False
             if not self.is_(self.peek(), "play", p=v):
                 # A slip's draw (Don't Talk) can leave nothing legal to stack: the
-                # stacking turn then ends by taking the penalty (RULES sec. 10).
+                # stacking turn then ends by taking the penalty (docs/rules.md §10).
                 if not self.slipped:
                     self.abort(f"stacking turn of seat {v} without a play and without a slip")
                 if self.stackable(v, d2) is not None:
@@ -1043,7 +1043,7 @@ class _Replay:
             and nx.get("winner") is None
         ):
             # Stacking is a regular turn: one that would start after max_turns
-            # ends the round instead (RULES sec. 10), penalty undrawn.
+            # ends the round instead (docs/rules.md §10), penalty undrawn.
             if self.stackable(v, d2) is None:
                 self.bad(
                     f"stalemate instead of the penalty, but seat {v} has nothing to "
@@ -1077,7 +1077,7 @@ class _Replay:
         return None
 
     def special(self, p: int) -> None:
-        """The edition special wild's effect and the draws it causes (RULES sec. 4)."""
+        """The edition special wild's effect and the draws it causes (docs/rules.md §4)."""
         e = self.expect("special", p=p)
         if e["card"] != "WX":
             self.bad(f"special.card is {e['card']}, expected WX")
@@ -1137,7 +1137,7 @@ class _Replay:
             self.silenced.clear()
 
     def jump_window(self, seat: int) -> int | None:
-        """Jump-ins after a resolved play (RULES sec. 6 and 10)."""
+        """Jump-ins after a resolved play (docs/rules.md §6, §10)."""
         while self.window and self.R.jump_in and not is_wild(self.discard[-1]):
             nx = self.peek()
             top = self.discard[-1]
@@ -1229,7 +1229,7 @@ class _Replay:
         self.round_end = (winner, pts)
 
     def round_points(self, w: int | None) -> int:
-        """RULES sec. 5: what the round scores; a stalemate scores nothing."""
+        """docs/rules.md §5: what the round scores; a stalemate scores nothing."""
         if w is None:
             return 0
         sp = self.R.special_points

@@ -96,7 +96,7 @@ def log(r: Round | list[dict], start: int = 0, kinds: Sequence[str] | None = Non
 
 
 def card_points(tok: str) -> int:
-    """RULES 1: face value, 20 for Skip/Reverse/Draw Two, 50 for every wild."""
+    """docs/rules.md §1: face value, 20 for Skip/Reverse/Draw Two, 50 for every wild."""
     if tok in ("W", "WD4", "WX"):
         return 50
     return int(tok[1:]) if tok[1:].isdigit() else 20

@@ -1,6 +1,6 @@
 """Tests of the independent trace replay checker on small hand-made traces.
 
-Each valid trace is written out card by card from RULES.md; each mutation
+Each valid trace is written out card by card from docs/rules.md; each mutation
 breaks one rule and must be reported. The builder below only does the
 bookkeeping a person writing a trace by hand would do (which card is on top of
 the pile, what is left in each hand); every rule decision is written in the

@@ -3,7 +3,7 @@
 Like tests/test_trace_replay.py, but every seat plays a different built-in
 policy (some with parameters that bluff, challenge and skip jump-ins), over
 every edition and every house-rule set; the ``random`` seats are also held
-to RULES.md section 7 (the checker's conformance mode).
+to docs/rules.md §7 (the checker's conformance mode).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Classic rules (RULES.md sections 2, 3 and 5, with the fine print of 10) on
+"""Classic rules (docs/rules.md §2, §3 and §5, with the fine print of §10) on
 stacked decks and chosen positions.
 
 Every test pins one rule: it would fail if the engine applied the rule wrongly
@@ -39,7 +39,7 @@ def flip_round(flip_and_rest, players=4, dealer=0, extra=(), seed=0):
     return Round.from_deck(cc, deck_for(hands, flip_and_rest, dealer), dealer=dealer, seed=seed)
 
 
-# --- section 2: set-up --------------------------------------------------------
+# --- §2: set-up --------------------------------------------------------
 def test_deal_goes_one_card_at_a_time_from_the_dealers_left():
     deck = ["R1", "Y1", "G1", "B1", "R2", "Y2", "G2", "B2", "R5", "B9", "B8"]
     r = Round.from_deck(cfg("hand_size=2"), deck, dealer=2)
@@ -65,7 +65,7 @@ def test_first_flip_number_starts_play_left_of_dealer():
 def test_first_flip_draw_two_first_player_draws_two_and_is_skipped(stacking):
     extra = ["house_rules.stacking.draw_two_on_draw_two=true", "house_rules.jump_in=true"] \
         if stacking else []
-    # seat 1 holds a Draw Two: even with stacking on, a flip is not a play (RULES 10)
+    # seat 1 holds a Draw Two: even with stacking on, a flip is not a play (docs/rules.md §10)
     hands = [["R1"], ["YD2"], ["G1"], ["B1"]]
     cc = cfg("hand_size=1", *extra)
     r = Round.from_deck(cc, deck_for(hands, ["GD2", "B9", "B8", "R3"]), dealer=0)
@@ -135,7 +135,7 @@ def test_too_few_cards_for_the_deal_is_a_config_error():
         load_config("classic", ["players=10", "hand_size=11"])
 
 
-# --- section 3: legal plays ----------------------------------------------------------
+# --- §3: legal plays ----------------------------------------------------------
 def test_legal_play_matches_color_or_rank_or_is_wild():
     r = at([["R3", "G7", "GS", "B9", "W"], ["B1"]], ["R7"])
     assert r.legal_action_names() == ["R3", "G7", "W", "draw"]
@@ -407,7 +407,7 @@ def test_uno_penalty_comes_before_the_cards_effect():
                           "draw 1 G3 G4 (draw2)", "skip 1", "turn 2 R RD2"]
 
 
-# --- section 5: end of a round and scoring --------------------------------------------
+# --- §5: end of a round and scoring --------------------------------------------
 @pytest.mark.parametrize("last,color_action,drawn,cause", [
     ("RD2", None, ["G1", "G2"], "draw2"),
     ("WD4", "color G", ["G1", "G2", "G3", "G4"], "wd4"),

@@ -1,6 +1,6 @@
-"""Edition rules (RULES.md sections 1, 2, 3 and 4, fine print of 10):
+"""Edition rules (docs/rules.md §1, §2, §3 and §4, fine print of §10):
 redrawn first flips, wilds blocking a Wild Draw Four, the three special wilds
-and the scoring examples of the Disney sheets (seeds 000, 001, 003)."""
+and the scoring examples of the Disney sheets (docs/rules.md, "Sources")."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def at(edition, hands, discard, player=0, draw=FILLER, color=None, direction=1, 
                                direction=direction)
 
 
-# --- section 2: redrawn first flip -------------------------------------------------
+# --- §2: redrawn first flip -------------------------------------------------
 @pytest.mark.parametrize("edition", DISNEY)
 def test_redraw_flips_over_action_and_wild_cards_until_a_number(edition):
     hands = [["R1"], ["Y1"], ["G1"], ["B1"]]
@@ -44,7 +44,7 @@ def test_redraw_number_flip_starts_normally(edition):
     assert log(r) == ["deal 0", "flip G0", "turn 1 G G0"]
 
 
-# --- section 3: a held wild blocks a Wild Draw Four in the Disney editions -----------------
+# --- §3: a held wild blocks a Wild Draw Four in the Disney editions -----------------
 @pytest.mark.parametrize("edition,blocks", [(e, True) for e in DISNEY] + [("classic", False)])
 @pytest.mark.parametrize("hand,ok_anyway", [
     (["WD4", "W", "G1"], False),
@@ -81,7 +81,7 @@ def test_wd4_challenge_counts_held_wilds_as_the_color(edition):
     assert r.current_player == 1 and r.color == "B"
 
 
-# --- section 5: the Disney scoring examples ----------------------------------------------
+# --- §5: the Disney scoring examples ----------------------------------------------
 @pytest.mark.parametrize("edition,numbers,total", [
     ("disney100", ["R2", "Y5", "B9"], 226),  # 000: 2 + 5 + 9 = 16, three actions, three wilds
     ("disney_wish", ["R6", "Y7", "B9"], 232),  # 001: 6 + 7 + 9 = 22
@@ -104,7 +104,7 @@ def test_disney_uno_penalty_is_two(edition):
     assert log(r)[1:] == ["play 0 R1 R", "uno 0 caught", "draw 0 B1 B2 (uno)", "turn 1 R R1"]
 
 
-# --- section 4: Wild Mickey Movie Madness (seed 000) ----------------------------------------
+# --- §4: Wild Mickey Movie Madness (Disney 100 sheet) ------------------------------------
 def _movie(fail, hand0=("WX", "G1", "G2"), target=2, players=4):
     hands = [list(hand0)] + [[f"Y{q}", f"B{q}"] for q in range(1, players)]
     r = at("disney100", hands, ["R7"],
@@ -153,7 +153,7 @@ def test_movie_madness_two_players():
                           "turn 1 B WX"]
 
 
-# --- section 4: Wild Wishing Star (seed 001) -----------------------------------------------------
+# --- §4: Wild Wishing Star (Disney Wish sheet) -------------------------------------------------
 def test_wish_icons_are_the_edition_default():
     cc = cfg(config="disney_wish")
     r = Round.new(cc, seed=1)
@@ -205,7 +205,7 @@ def test_wishing_star_as_last_card_draws_count_in_scoring():
                           "end 0 " + str(5 + 2 + 1 + 1 + 6 + 3 + 4 + 7)]
 
 
-# --- section 4: Wild Don't Talk (seed 003) -------------------------------------------------------------
+# --- §4: Wild Don't Talk (Encanto sheet) ------------------------------------------------------------
 def _silence(slip, hands=None, target=2, overrides=(), draw=FILLER, color="G"):
     hands = hands or [["WX", "G1", "G2"], ["B1", "B2"], ["B3", "Y3", "Y4"], ["B4", "B5"]]
     r = at("encanto", hands, ["R7"], draw=draw,

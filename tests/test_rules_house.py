@@ -1,4 +1,4 @@
-"""House rules (RULES.md section 6 and its fine print in section 10): stacking,
+"""House rules (docs/rules.md §6 and its fine print in §10): stacking,
 jump-in, Seven-O, draw until play and the two-player Reverse."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Seeded games from the engine, replayed by the independent checker.
 
-The engine's traces (TRACE.md) are replayed card by card by
+The engine's traces (docs/trace.md) are replayed card by card by
 `replay_checker`, which shares no code with the engine: every play legal,
 every draw from the top, cards conserved, skips, penalties, points and turn
 counts right — over all editions and every house-rule combination.

@@ -209,7 +209,7 @@ EDITION_RULES = {"first_flip", "wd4_wilds_block", "uno_penalty", "special", "spe
 
 
 def read_trace(path: Path) -> list[dict[str, Any]]:
-    """The events of a JSONL trace (TRACE.md), read within the bounds of
+    """The events of a JSONL trace (docs/trace.md), read within the bounds of
     `unosim.engine.trace.read_events`; any problem is one line."""
     from unosim.engine.trace import TraceError, read_events
 

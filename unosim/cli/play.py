@@ -123,7 +123,7 @@ def _match(text: str, legal: list[str]) -> str | None:
 @click.option("--game", type=click.IntRange(0, MAX_GAMES - 1), default=0,
               show_default=True, help="Which game of the seed to play (game G of `run --seed S`).")
 @click.option("--trace-format", type=click.Choice(["text", "jsonl"]), default="text",
-              show_default=True, help="Readable log, or JSON Lines per TRACE.md.")
+              show_default=True, help="Readable log, or JSON Lines per docs/trace.md.")
 @options.overrides
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
               callback=lambda _ctx, _param, v: _not_empty(v),

@@ -195,7 +195,7 @@ def _round_length(doc: Doc, cfg: GameConfig, agg: Aggregates, out: Path) -> list
     doc.image(png, "Histogram and cumulative distribution of turns per round")
     doc.p("A turn is a regular turn: a player played and/or drew on their own turn. Turns "
           "lost to Skip, Draw Two or an accepted Wild Draw Four are not turns, and jump-ins "
-          "are counted apart (RULES.md section 8).")
+          "are counted apart (docs/rules.md §8).")
     return [png]
 
 

@@ -143,7 +143,7 @@ STACKABLE = tuple(k for k in range(NK) if is_draw_two(k)) + (WD4,)
 
 
 def token(k: int) -> str:
-    """The RULES.md token of kind ``k``."""
+    """The token (docs/rules.md §1) of kind ``k``."""
     k = int(k)
     if k in WILD_TOKENS:
         return WILD_TOKENS[k]

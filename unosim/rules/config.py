@@ -1,6 +1,6 @@
 """Game configs: YAML in, a validated ``GameConfig`` out.
 
-The key vocabulary is RULES.md section 9. Loading resolves ``extends:``
+The key vocabulary is docs/rules.md §9. Loading resolves ``extends:``
 chains, applies ``--set key.path=value`` overrides, puts the edition's
 defaults under the user's settings, and validates everything up front so a
 bad config fails before any game starts, with a one-line error naming the
@@ -83,7 +83,7 @@ __all__ = [
     "validate_config",
 ]
 
-# RULES.md section 4 defaults, used when the edition has no such special wild.
+# docs/rules.md §4 defaults, used when the edition has no such special wild.
 DEFAULT_MOVIE_FAIL_RATE = 0.5
 DEFAULT_SLIP_RATE = 0.1
 
@@ -124,7 +124,7 @@ _CONTROL_CATEGORIES = frozenset({"Cc", "Zl", "Zp"})
 
 
 class GameConfig(StrictModel):
-    """A resolved, validated game config (RULES.md section 9).
+    """A resolved, validated game config (docs/rules.md §9).
 
     Each field is the one declaration of its setting: key, label (``title``),
     limits and wording (``Phrase``); see ``unosim.rules.settings``.

@@ -2,7 +2,7 @@
 
 An edition (``configs/editions/NAME.yaml``, shipped as package data) fixes the
 deck, the special wild and the rules on which the printed sheets disagree
-(RULES.md sections 1, 2, 4). Game configs pick an edition by name or path and
+(docs/rules.md §1, §2, §4). Game configs pick an edition by name or path and
 may override its house-rule and behaviour defaults.
 """
 

@@ -11,7 +11,7 @@ True
 from __future__ import annotations
 
 MIN_PLAYERS = 2
-PLAYERS_PER_DECK = 10  # RULES.md section 1: one deck seats at most ten
+PLAYERS_PER_DECK = 10  # docs/rules.md §1: one deck seats at most ten
 MAX_DECKS = 4
 MAX_PLAYERS = PLAYERS_PER_DECK * MAX_DECKS
 MIN_HAND_SIZE = 1

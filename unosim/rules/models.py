@@ -69,7 +69,7 @@ Rate = Annotated[float, Field(ge=0.0, le=1.0)]
 
 
 class Stacking(StrictModel):
-    """Which pending-draw cards may be stacked on which (RULES.md section 6)."""
+    """Which pending-draw cards may be stacked on which (docs/rules.md §6)."""
 
     draw_two_on_draw_two: bool = Field(False, title="Draw Two on Draw Two")
     wd4_on_wd4: bool = Field(False, title="Wild Draw Four on Wild Draw Four")
@@ -78,7 +78,7 @@ class Stacking(StrictModel):
 
 
 class HouseRules(StrictModel):
-    """RULES.md section 6; all off unless the edition or the config turns them on."""
+    """docs/rules.md §6; all off unless the edition or the config turns them on."""
 
     stacking: Stacking = Field(Stacking(), title="stacking")
     jump_in: bool = Field(False, title="jump-in")
@@ -88,7 +88,7 @@ class HouseRules(StrictModel):
 
 
 class EditionBehaviour(StrictModel):
-    """Player-behaviour rates an edition may set as defaults (RULES.md section 3)."""
+    """Player-behaviour rates an edition may set as defaults (docs/rules.md §3)."""
 
     uno_forget_rate: Annotated[Rate, Field(title="UNO forget rate")] = 0.0
     uno_catch_rate: Annotated[Rate, Field(title="UNO catch rate")] = 1.0
@@ -183,7 +183,7 @@ def policy_params(policy: str, given: Mapping[str, Any] | None = None) -> HabitP
     """
     if policy == "random" or is_plugin_name(policy):
         if given:
-            raise KeyedValueError("params", f"{policy} takes no params here (random: RULES.md "
+            raise KeyedValueError("params", f"{policy} takes no params here (random: docs/rules.md "
                                   "section 7 fixes its choices; a plug-in reads its own)")
         return None
     return HabitParams.model_validate({**POLICY_DEFAULTS[policy], **(given or {})})
@@ -209,7 +209,7 @@ class SeatSpec(StrictModel):
         policy, given = data.get("policy"), data.get("params")
         if policy == "random":
             if given:
-                raise KeyedValueError("params", "random takes no params (RULES.md section 7 "
+                raise KeyedValueError("params", "random takes no params (docs/rules.md section 7 "
                                       "fixes its choices)")
             return {**data, "params": None}
         if policy in POLICY_DEFAULTS and (given is None or isinstance(given, Mapping)):

@@ -220,7 +220,7 @@ def load_pair_chunk(out: Path, chunk: Chunk, seed: int, keys: list[str],
 
 
 def _records_table(rec: np.ndarray, cfg: GameConfig, seed: int, chunk: int) -> Any:
-    """One row per round as an Arrow table (RULES.md section 8's per-round facts)."""
+    """One row per round as an Arrow table (the per-round facts of docs/rules.md §8)."""
     import pyarrow as pa
 
     n = cfg.players
