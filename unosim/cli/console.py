@@ -14,6 +14,7 @@ and the exit code is the shell's 128 + signal number (130, 143).
 from __future__ import annotations
 
 import contextlib
+import gc
 import signal
 import sys
 import warnings
@@ -233,4 +234,7 @@ class Group(click.Group):
             _fail(exc.format_message())
         except (click.Abort, KeyboardInterrupt):  # Ctrl-C before a command started
             _fail("interrupted", EXIT_SIGNAL + signal.SIGINT)
+        # The interpreter's last garbage collections would walk every object numba
+        # and the reports made (about 0.15 s of CPU for nothing): exempt them.
+        gc.freeze()
         sys.exit(rv if isinstance(rv, int) else 0)
