@@ -47,7 +47,7 @@ def run_cmd(config: str, games: int | None, precision: float | None, max_games: 
     from unosim.report.labels import variant_name
     from unosim.rules.config import name_slug
     from unosim.rules.plugins import is_plugin_name
-    from unosim.run import lock_out_dir, record_outputs, run_simulation
+    from unosim.run import check_run_dir, lock_out_dir, record_outputs, run_simulation
 
     games, cap = options.games_and_cap(games, precision, max_games)
     cfg = options.load(config, overrides)
@@ -57,18 +57,21 @@ def run_cmd(config: str, games: int | None, precision: float | None, max_games: 
     seed = cfg.seed if seed is None else seed
     out_dir = Path(out) if out is not None else Path("runs") / f"{name_slug(cfg.name)}-seed{seed}"
     text = fmt == "text"
-    compiled_s = 0.0
-    if any(is_plugin_name(p) for p in cfg.seat_policies) or scheduler:
-        compile_notice(quiet)  # the façade, or workers on other machines, compile
-    else:
-        # compiled here, before any worker starts: they only load it, and the
-        # simulation's time is reported apart from the compilation's
-        from unosim.engine.state import compile_config
-
-        compiled_s = compile_engine(compile_config(cfg), quiet)
     # The precision target goes to the runner only when given (games is then its cap).
     target: dict[str, Any] = {} if precision is None else {"precision": precision}
     with lock_out_dir(out_dir, warn):  # held until the report is written
+        compiled_s = 0.0
+        if any(is_plugin_name(p) for p in cfg.seat_policies) or scheduler:
+            compile_notice(quiet)  # the façade, or workers on other machines, compile
+        else:
+            # a refused out dir is refused before a first run's compilation
+            check_run_dir(cfg, games=games, seed=seed, out=out_dir, resume=resume, force=force,
+                          records=records, chunk_size=chunk_size, precision=precision)
+            # compiled here, before any worker starts: they only load it, and the
+            # simulation's time is reported apart from the compilation's
+            from unosim.engine.state import compile_config
+
+            compiled_s = compile_engine(compile_config(cfg), quiet)
         result = run_simulation(cfg, games=games, seed=seed, jobs=jobs, out=out_dir,
                                 records=records, resume=resume, force=force, backend=backend,
                                 scheduler=scheduler, chunk_size=chunk_size,

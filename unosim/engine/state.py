@@ -384,6 +384,13 @@ class KernelArrays(Protocol):
     def wish_icons(self) -> IntArray: ...
 
 
+def _markers(features: set[str] | frozenset[str]) -> list[tuple[str, type]]:
+    """The marker fields of a record, first and 8 bytes each: so no variant's layout
+    is a prefix of another's (numba would accept one for the other, a "record
+    subtype") and every array after them stays aligned."""
+    return [(marker(f), np.int64) for f in FEATURES if f in features]
+
+
 def state_dtype(pile: int, trace: bool = False) -> np.dtype:
     """One fixed layout for every config that fits the standard pile size, so
     the kernel compiles once per variant (a bigger custom deck widens the piles).
@@ -391,8 +398,7 @@ def state_dtype(pile: int, trace: bool = False) -> np.dtype:
     Only a state built for tracing has the trace buffers, and the trace writer
     compiles only for it (`unosim.engine.jit.optional`)."""
     buffers = [("ev", np.int64, (EV_ROWS, EV_W)), ("cl", np.int64, (CL_SIZE,))] if trace else []
-    markers = [(marker(TRACE), np.int8)] if trace else []
-    return np.dtype([("s", np.int64, (NS,)), ("hands", np.int64, (MAX_PLAYERS, NH)),
+    return np.dtype([*_markers({TRACE} if trace else set()), ("s", np.int64, (NS,)), ("hands", np.int64, (MAX_PLAYERS, NH)),
                      ("piles", np.int64, (2, pile)), ("seat", np.int64, (MAX_PLAYERS, NSEAT)),
                      ("rng", np.uint64, (4,)), *buffers, ("st", np.int64, (NR,)),
                      ("winners", np.int64, (MAX_PLAYERS,)), ("flags", np.int64, (MAX_PLAYERS,)),
@@ -408,17 +414,16 @@ def state_dtype(pile: int, trace: bool = False) -> np.dtype:
                      ("x_key", np.int64, (X_NODES,)), ("x_child", np.int64, (X_NODES,)),
                      ("x_sib", np.int64, (X_NODES,)), ("x_n", np.int64, (X_NODES,)),
                      ("x_av", np.int64, (X_NODES,)), ("x_w", np.float64, (X_NODES,)),
-                     ("x_path", np.int64, (X_DEPTH,)), *markers])
+                     ("x_path", np.int64, (X_DEPTH,))])
 
 
 def config_dtype(pile: int, features: frozenset[str] = frozenset()) -> np.dtype:
     """The config record's layout (its deck is as wide as the state's piles), with
     one marker field per optional part of the engine the config uses."""
-    markers = [(marker(f), np.int8) for f in FEATURES if f in features]
-    return np.dtype([("ci", np.int64, (NCI,)), ("cf", np.float64, (NCF,)),
+    return np.dtype([*_markers(features), ("ci", np.int64, (NCI,)), ("cf", np.float64, (NCF,)),
                      ("pp", np.float64, (MAX_PLAYERS, NPP)), ("points", np.int64, (NK,)),
                      ("icons", np.int64, (NK,)), ("dc", np.int64, (NK,)),
-                     ("deck", np.int64, (pile,)), *markers])
+                     ("deck", np.int64, (pile,))])
 
 
 HABIT_POLICIES = frozenset({POLICY_GREEDY, POLICY_CAUTIOUS, POLICY_DEFENDER, POLICY_STRATEGIC})

@@ -30,17 +30,23 @@ from unosim.engine.state import (
 __all__ = ["is_compiled", "prepare", "variant_name", "warm"]
 
 
+_LABELS = {"habits": "habit policies", "ismcts": "search player", "known": "known cards",
+           "specials": "special wilds", "trace": "trace writer"}
+
+
 def variant_name(cc: KernelArrays) -> str:
     """What a config's compiled kernel holds beyond the rules and random seats.
 
     >>> from unosim.rules.config import load_config
     >>> variant_name(compile_config(load_config("classic")))
-    'random seats'
+    'the rules, random seats'
+    >>> variant_name(compile_config(load_config("disney100", ["policy=greedy"])))
+    'the rules, random seats, habit policies, special wilds'
     """
     from unosim.engine.state import config_features
 
-    parts = sorted(config_features(cc))
-    return "random seats" + "".join(f", {p}" for p in parts)
+    return ", ".join(["the rules", "random seats",
+                      *(_LABELS[f] for f in sorted(config_features(cc)))])
 
 
 def is_compiled(cc: KernelArrays | None = None) -> bool:
@@ -93,13 +99,14 @@ def _shipped_configs() -> list[str]:
 
 
 def warm(say: Callable[[str], None] | None = None) -> None:
-    """Compile every variant the shipped configs use, a search seat's (with and
-    without special wilds) and the façade's (a no-op once cached)."""
+    """Compile every variant the shipped configs use, a habit seat's and a search
+    seat's (with and without special wilds) and the façade's (a no-op once cached)."""
     from unosim.rules.config import load_config
 
-    search = ["seats=[ismcts, random, random, random]"]
     cfgs = [load_config(name) for name in _shipped_configs()]
-    cfgs += [load_config("classic", search), load_config("disney100", search)]
+    for seat in ("strategic", "ismcts"):  # the seats the studies and the docs use
+        seats = [f"seats=[{seat}, random, random, random]"]
+        cfgs += [load_config("classic", seats), load_config("disney100", seats)]
     seen: dict[str, CompiledConfig | None] = {}
     for cfg in cfgs:
         cc = compile_config(cfg)
