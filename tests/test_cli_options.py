@@ -61,7 +61,7 @@ def test_shell_completion():
 
 
 def test_compile_notice_before_a_cold_engine(monkeypatch, tmp_path):
-    monkeypatch.setattr(unosim.engine, "is_compiled", lambda: False, raising=False)
+    monkeypatch.setattr(unosim.engine, "is_compiled", lambda *_: False, raising=False)
     r = invoke("run", CLASSIC, "--games", "20", "--out", str(tmp_path / "a"), "--no-report")
     assert r.exit_code == 0, r.output
     assert r.stderr.splitlines()[0] == COMPILE_NOTICE
@@ -69,7 +69,7 @@ def test_compile_notice_before_a_cold_engine(monkeypatch, tmp_path):
     assert r.exit_code == 0 and r.stderr == ""  # --quiet: not even the notice
     r = invoke("play", CLASSIC)
     assert r.exit_code == 0 and r.stderr == COMPILE_NOTICE + "\n"
-    monkeypatch.setattr(unosim.engine, "is_compiled", lambda: True)
+    monkeypatch.setattr(unosim.engine, "is_compiled", lambda *_: True)
     r = invoke("run", CLASSIC, "--games", "20", "--out", str(tmp_path / "c"), "--no-report")
     assert r.exit_code == 0 and COMPILE_NOTICE not in r.stderr
 

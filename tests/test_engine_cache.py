@@ -8,13 +8,16 @@ the files (the real ones are never touched).
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from unosim import engine
-from unosim.engine import jit
+from unosim.engine import jit, state
 from unosim.engine.batch import simulate
 from unosim.engine.state import compile_config
 from unosim.rules.config import load_config
@@ -83,4 +86,62 @@ def test_compiled_code_lands_in_the_keyed_dir(monkeypatch: pytest.MonkeyPatch,
 
 def test_warm_compiles_the_facade_too() -> None:
     engine.warm()
-    assert engine.is_compiled() and engine.is_compiled("rules.apply_action")
+    assert engine.is_compiled() and jit.is_compiled("rules.apply_action")
+    for name in ("classic", "disney100", "chaos"):
+        assert engine.is_compiled(compile_config(load_config(name)))
+
+
+# --- variants: a config compiles only the parts of the engine it reaches ------------------
+@pytest.mark.parametrize(("config", "overrides", "features"), [
+    ("classic", [], set()),
+    ("classic", ["seats=[strategic, random, random, random]"], {"habits"}),
+    ("classic", ["seats=[ismcts, random, random, random]"], {"habits", "ismcts", "known"}),
+    ("disney100", [], {"specials"}),
+    ("encanto", ["policy=greedy"], {"habits", "specials"}),
+])
+def test_each_config_names_the_parts_it_reaches(config: str, overrides: list[str],
+                                                features: set[str]) -> None:
+    cc = compile_config(load_config(config, overrides))
+    assert state.config_features(cc) == features
+    C = state.config_tuple(cc)
+    assert {f for f in state.FEATURES if state.marker(f) in (C.dtype.names or ())} == features
+
+
+def test_the_facade_state_alone_carries_the_trace_writer() -> None:
+    cc = compile_config(load_config("classic"))
+    assert "ev" not in (state.alloc_state(cc, trace=False).dtype.names or ())
+    traced = state.alloc_state(cc, trace=True).dtype.names or ()
+    assert "ev" in traced and state.marker(state.TRACE) in traced
+
+
+def test_is_compiled_tells_variants_apart(monkeypatch: pytest.MonkeyPatch,
+                                          tmp_path: Path) -> None:
+    plain = compile_config(load_config("classic"))
+    simulate(plain, seed=1, start=0, count=1)
+    assert engine.is_compiled(plain)
+    # a variant never compiled: a config record marked for the trace writer (only the
+    # state of a traced round carries that marker)
+    odd = compile_config(load_config("classic"))
+    monkeypatch.setattr(state, "config_features", lambda cc: frozenset({state.TRACE}))
+    assert not engine.is_compiled(odd)
+
+
+_FIRST_RUN = """
+from unosim.rules.config import load_config
+from unosim.engine.state import compile_config
+from unosim.engine.batch import simulate
+simulate(compile_config(load_config("classic")), seed=1, start=0, count=2)
+"""
+
+
+def test_classic_with_random_seats_compiles_no_optional_part(tmp_path: Path) -> None:
+    """From an empty cache: the search player, the habit policies, the special wilds,
+    the known-cards record and the trace writer are never compiled (no cache entry)."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    subprocess.run([sys.executable, "-c", _FIRST_RUN], env=env, check=True)
+    compiled = {p.name.split("-")[0] for p in tmp_path.rglob("*.nbi")}
+    assert "batch.run_games" in compiled and "rules.apply_legal" in compiled
+    for part in ("ismcts.ismcts_action", "ismcts.search", "habits.habit_action",
+                 "habits.turn_card", "specials.do_special", "specials.wishing_star",
+                 "known.known_play", "known.reset_known", "events.emit", "events.log_card"):
+        assert part not in compiled

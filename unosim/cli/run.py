@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from unosim.cli import options
-from unosim.cli.console import Command, compile_notice, warn
+from unosim.cli.console import Command, compile_engine, compile_notice, warn
 
 
 @click.command("run", cls=Command)
@@ -46,7 +46,8 @@ def run_cmd(config: str, games: int | None, precision: float | None, max_games: 
     """
     from unosim.report.labels import variant_name
     from unosim.rules.config import name_slug
-    from unosim.run import lock_out_dir, record_outputs, run_simulation
+    from unosim.rules.plugins import is_plugin_name
+    from unosim.run import check_run_dir, lock_out_dir, record_outputs, run_simulation
 
     games, cap = options.games_and_cap(games, precision, max_games)
     cfg = options.load(config, overrides)
@@ -56,10 +57,21 @@ def run_cmd(config: str, games: int | None, precision: float | None, max_games: 
     seed = cfg.seed if seed is None else seed
     out_dir = Path(out) if out is not None else Path("runs") / f"{name_slug(cfg.name)}-seed{seed}"
     text = fmt == "text"
-    compile_notice(quiet)
     # The precision target goes to the runner only when given (games is then its cap).
     target: dict[str, Any] = {} if precision is None else {"precision": precision}
     with lock_out_dir(out_dir, warn):  # held until the report is written
+        compiled_s = 0.0
+        if any(is_plugin_name(p) for p in cfg.seat_policies) or scheduler:
+            compile_notice(quiet)  # the façade, or workers on other machines, compile
+        else:
+            # a refused out dir is refused before a first run's compilation
+            check_run_dir(cfg, games=games, seed=seed, out=out_dir, resume=resume, force=force,
+                          records=records, chunk_size=chunk_size, precision=precision)
+            # compiled here, before any worker starts: they only load it, and the
+            # simulation's time is reported apart from the compilation's
+            from unosim.engine.state import compile_config
+
+            compiled_s = compile_engine(compile_config(cfg), quiet)
         result = run_simulation(cfg, games=games, seed=seed, jobs=jobs, out=out_dir,
                                 records=records, resume=resume, force=force, backend=backend,
                                 scheduler=scheduler, chunk_size=chunk_size,
@@ -68,7 +80,8 @@ def run_cmd(config: str, games: int | None, precision: float | None, max_games: 
 
         summary = summarize_run(result)
         if text:
-            click.echo(format_text(summary, result.elapsed, result.rounds_run), nl=False)
+            click.echo(format_text(summary), nl=False)
+            click.echo(timing_line(compiled_s, result.elapsed, result.rounds_run))
             note = f"  written to        {out_dir}/summary.json"
             if result.chunks_reused:
                 note += f" ({result.chunks_reused} of {result.chunks_total} chunks reused)"
@@ -87,8 +100,24 @@ def run_cmd(config: str, games: int | None, precision: float | None, max_games: 
             "out": str(out_dir),
             "report": None if report is None else str(report),
             "elapsed": result.elapsed,
+            "compile_s": round(compiled_s, 3),
             "rounds_run": result.rounds_run,
             "chunks_reused": result.chunks_reused,
             "chunks_total": result.chunks_total,
             "summary": summary,
         }, indent=2, allow_nan=False))
+
+
+def timing_line(compiled_s: float, elapsed: float, rounds: int) -> str:
+    """Where the time went: compiling the engine (a first run) and simulating.
+
+    >>> timing_line(14.25, 0.5, 1000)
+    '  time              compiled the engine in 14.2 s; simulated 1,000 rounds in 0.50 s (2,000 rounds/s)'
+    >>> timing_line(0.0, 2.0, 0)
+    '  time              2.00 s (every chunk reused)'
+    """
+    compiled = f"compiled the engine in {compiled_s:.1f} s; " if compiled_s > 0 else ""
+    if rounds == 0 or elapsed <= 0:
+        return f"  time              {compiled}{elapsed:.2f} s (every chunk reused)"
+    return (f"  time              {compiled}simulated {rounds:,} rounds in {elapsed:.2f} s "
+            f"({rounds / elapsed:,.0f} rounds/s)")

@@ -1,17 +1,42 @@
 """engine layer: the compiled rules and their Python façade.
 
-`is_compiled` tells whether this code's compiled kernel is already cached
-(a first run compiles for about 25 s); `warm` compiles it ahead of time.
+A config compiles only the parts of the engine it uses, once, into a disk
+cache (`unosim.engine.jit`). `is_compiled` tells whether a config's compiled
+kernel is already cached (None: any config's); `prepare` compiles one config's
+ahead of its run; `warm` compiles every variant the shipped configs use.
 """
 
-from unosim.engine.jit import is_compiled
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from unosim.engine.state import KernelArrays
 
 
-def warm() -> None:
-    """Compile every engine entry point now (see `unosim.engine.warmup`)."""
+def is_compiled(cc: KernelArrays | None = None) -> bool:
+    """Is the batch kernel for ``cc`` (None: for any config) in the cache?"""
+    if cc is None:  # cheap: no engine import beyond the cache's location
+        from unosim.engine.jit import is_compiled as any_compiled
+
+        return any_compiled()
+    from unosim.engine.warmup import is_compiled as variant_compiled
+
+    return variant_compiled(cc)
+
+
+def prepare(cc: KernelArrays) -> float:
+    """Compile ``cc``'s kernel unless cached; the seconds it took (see `unosim.engine.warmup`)."""
+    from unosim.engine.warmup import prepare as _prepare
+
+    return _prepare(cc)
+
+
+def warm(say: Any = None) -> None:
+    """Compile every engine variant the shipped configs use (see `unosim.engine.warmup`)."""
     from unosim.engine.warmup import warm as _warm
 
-    _warm()
+    _warm(say)
 
 
-__all__ = ["is_compiled", "warm"]
+__all__ = ["is_compiled", "prepare", "warm"]

@@ -3,13 +3,36 @@
 A row is (code, a, b, c, off, len) with ``EV_*`` codes; events that carry
 cards point into the card log ``S.cl`` (``off``, ``len``). The batch loop
 runs with tracing off, where every call here returns at its first test.
-`unosim.engine.trace` turns the rows into TRACE.md events.
+`unosim.engine.trace` turns the rows into TRACE.md events. Only a state built
+for tracing has the buffers, and only code that runs on one compiles the
+writer: elsewhere every call here compiles to nothing (`optional`).
 """
 
 from __future__ import annotations
 
-from unosim.engine.jit import jit
-from unosim.engine.state import S_NCL, S_NDISC, S_NDRAW, S_NEV, S_OVERFLOW, S_TRACE, State
+from unosim.engine.jit import jit, optional
+from unosim.engine.state import (
+    S_NCL,
+    S_NDISC,
+    S_NDRAW,
+    S_NEV,
+    S_OVERFLOW,
+    S_TRACE,
+    TRACE,
+    State,
+)
+
+
+def _no_event(S: State, code: int, a: int, b: int, c: int, off: int, ln: int) -> None:
+    return None
+
+
+def _no_log(S: State, k: int) -> None:
+    return None
+
+
+def _no_pile(S: State, row: int) -> tuple[int, int]:
+    return S.s[S_NCL], 0
 
 
 @jit
@@ -27,7 +50,7 @@ def _slot(S: State, counter: int, size: int) -> int:
     return i
 
 
-@jit
+@optional(TRACE, _no_event)
 def emit(S: State, code: int, a: int, b: int, c: int, off: int, ln: int) -> None:
     """Append one event row."""
     ev = S.ev
@@ -42,7 +65,7 @@ def emit(S: State, code: int, a: int, b: int, c: int, off: int, ln: int) -> None
     ev[i, 5] = ln
 
 
-@jit
+@optional(TRACE, _no_log)
 def log_card(S: State, k: int) -> None:
     """Append one value (a card, a seat, a score) to the card log."""
     i = _slot(S, S_NCL, S.cl.shape[0])
@@ -50,7 +73,7 @@ def log_card(S: State, k: int) -> None:
         S.cl[i] = k
 
 
-@jit
+@optional(TRACE, _no_pile)
 def log_pile(S: State, row: int) -> tuple[int, int]:
     """Log pile ``row`` (0 draw, 1 discard) bottom first; its (offset, length)."""
     s, piles = S.s, S.piles

@@ -118,9 +118,14 @@ class Round:
     # --- construction ----------------------------------------------------
     @classmethod
     def _blank(cls, cc: CompiledConfig, trace: bool = True) -> Round:
-        C = config_tuple(cc)
+        # Every round of the façade runs the whole engine: any seat may be asked for
+        # any policy's move, a position may hold any card, and the state can be
+        # traced (``trace`` only switches the writing on), so it compiles once.
+        C = config_tuple(cc, L.ALL_CONFIG_FEATURES)
         C.ci[L.C_KNOWN] = 1  # the façade keeps what each seat knows (views, advise)
-        return cls(cc, alloc_state(cc, trace), C)
+        S = alloc_state(cc, trace=True)
+        S.s[L.S_TRACE] = 1 if trace else 0
+        return cls(cc, S, C)
 
     @classmethod
     def new(cls, cc: CompiledConfig, seed: int = 0, game: int = 0, dealer: int | None = None,

@@ -20,7 +20,7 @@ shuffles all of those and checks every decision stays the same.
 
 from __future__ import annotations
 
-from unosim.engine.jit import jit
+from unosim.engine.jit import jit, optional
 from unosim.engine.kinds import (
     card,
     color_of,
@@ -48,6 +48,7 @@ from unosim.engine.state import (
     C_WD4_WILDS_BLOCK,
     H_SIZE,
     H_SUIT,
+    HABITS,
     NCOLORS,
     P_ATTACK,
     P_ATTACK_AT,
@@ -359,9 +360,14 @@ def stack_card(S: State, C: Config, p: int) -> int:
     return best
 
 
-@jit
+def _no_habits(S: State, C: Config) -> int:
+    return -1  # unreachable: a config without habit seats compiles this instead
+
+
+@optional(HABITS, _no_habits)
 def habit_action(S: State, C: Config) -> int:
-    """The decision of a habit policy's seat, in any phase."""
+    """The decision of a habit policy's seat, in any phase (compiled only for a
+    config with habit seats, or a search seat whose playouts may use them)."""
     s, pp = S.s, C.pp
     ph = s[S_PHASE]
     p = s[S_CUR]

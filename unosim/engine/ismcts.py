@@ -23,7 +23,7 @@ import numpy as np
 
 import unosim.engine.policies as policies  # module form: policies dispatches back to us
 from unosim.engine.habits import habit_action
-from unosim.engine.jit import jit
+from unosim.engine.jit import jit, optional
 from unosim.engine.rng import _splitmix, rng_int
 from unosim.engine.rules import apply_legal, challengeable, legal_actions
 from unosim.engine.state import (
@@ -33,6 +33,7 @@ from unosim.engine.state import (
     C_WD4_WILDS_BLOCK,
     H_SIZE,
     H_SUIT,
+    ISMCTS,
     NA,
     NPP,
     P_EXPLORE,
@@ -353,7 +354,11 @@ def prior_action(S: State, C: Config, me: int, code: int) -> int:
     return a
 
 
-@jit
+def _no_search(S: State, C: Config) -> int:
+    return -1  # unreachable: a config without search seats compiles this instead
+
+
+@optional(ISMCTS, _no_search)
 def ismcts_action(S: State, C: Config) -> int:
     """The ``ismcts`` seat's move: the most visited root action (ties: lowest code),
     the prior's move counted ``prior_weight * iterations`` visits ahead."""

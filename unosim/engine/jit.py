@@ -12,6 +12,13 @@ The directory is ``$XDG_CACHE_HOME/unosim/numba-<hash12>`` (``~/.cache`` when
 XDG_CACHE_HOME is unset); a user's ``NUMBA_CACHE_DIR`` becomes the parent
 (``$NUMBA_CACHE_DIR/unosim-<hash12>``).
 
+A config compiles only the parts of the engine it can reach (`optional`): the
+habit policies, the search player, the editions' special wilds, the
+known-cards record and the trace writer are each compiled into the kernel only
+when the type of the config (or state) record says the config uses them
+(`unosim.engine.state.FEATURES`). The rules are still one implementation: a
+config that cannot reach a part compiles a stub in its place.
+
 >>> cache_dir().name.split("-")[0] in ("numba", "unosim")
 True
 """
@@ -19,6 +26,7 @@ True
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import sys
@@ -27,7 +35,10 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 import numba
+from numba.core import types as nbtypes
+from numba.extending import overload
 
+from unosim.engine.state import marker
 from unosim.rules import cards, limits
 from unosim.rules.settings import house_rule_switches
 
@@ -88,6 +99,7 @@ def _cache_dir_set() -> Iterator[None]:
 # inner loop (numba issue #2350), so the kernel never allocates; scratch space
 # lives in the state record. nogil: the threads backend runs kernels in parallel.
 _OPTIONS: dict[str, Any] = {"cache": True, "_nrt": False, "nogil": True}
+_GATE_OPTIONS: Any = {"_nrt": False, "nogil": True}
 
 
 def jit(fn: F) -> F:
@@ -95,6 +107,49 @@ def jit(fn: F) -> F:
     function itself, so mypy checks every call against its annotations."""
     with _cache_dir_set():
         return cast(F, numba.njit(**_OPTIONS)(fn))
+
+
+# --- variants: the optional parts of the engine ------------------------------------------
+def uses(feature: str, *arg_types: Any) -> bool:
+    """Typing time: does any record among ``arg_types`` carry ``feature``'s marker?"""
+    name = marker(feature)
+    return any(isinstance(t, nbtypes.Record) and name in t.fields for t in arg_types)
+
+
+def optional(feature: str, off: Callable[..., Any]) -> Callable[[F], F]:
+    """Compile ``fn`` where the arguments' record types carry ``feature``; elsewhere
+    compile ``off`` (same parameters) in its place.
+
+    numba types a call before it compiles it, so a kernel whose config cannot
+    reach ``fn`` never compiles ``fn`` or anything only ``fn`` calls. Which code
+    a call gets is decided by types alone (an overload), so one signature is
+    one variant and numba's cache keeps each apart. From Python the returned
+    function simply calls the compiled ``fn``.
+    """
+
+    def wrap(fn: F) -> F:
+        compiled = jit(fn)
+        stub_off = jit(off)
+
+        @functools.wraps(fn)
+        def stub(*args: Any) -> Any:
+            return compiled(*args)
+
+        def call_on(*args: Any) -> Any:
+            return compiled(*args)
+
+        def call_off(*args: Any) -> Any:
+            return stub_off(*args)
+
+        # not cached itself: the callers' cached code holds it
+        @overload(stub, jit_options=_GATE_OPTIONS)
+        def _choose(*args: Any) -> Callable[..., Any]:
+            return call_on if uses(feature, *args) else call_off
+
+        stub.compiled = compiled  # type: ignore[attr-defined]
+        return cast(F, stub)
+
+    return wrap
 
 
 def is_compiled(entry: str = "batch.run_games") -> bool:

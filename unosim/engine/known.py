@@ -15,17 +15,43 @@ kind. The record is kept only where someone reads it (``S_KNOW``: a table with a
 ``ismcts`` seat, the façade, `unosim advise`); it draws nothing from the
 stream, so games play the same with it on or off. ``ismcts`` deals each
 determinization's known cards first (`unosim.engine.ismcts.determinize`).
+A config that nobody reads it for compiles none of it (`optional`).
 """
 
 from __future__ import annotations
 
-from unosim.engine.jit import jit
-from unosim.engine.state import C_KNOWN, C_PLAYERS, S_KNOW, S_NALIVE, SEAT_ALIVE, Config, State
+from unosim.engine.jit import optional
+from unosim.engine.state import (
+    C_KNOWN,
+    C_PLAYERS,
+    KNOWN,
+    S_KNOW,
+    S_NALIVE,
+    SEAT_ALIVE,
+    Config,
+    State,
+)
 from unosim.engine.table import next_alive
 from unosim.rules.cards import NK
 
 
-@jit
+def _never_known(S: State, C: Config) -> None:
+    S.s[S_KNOW] = 0
+
+
+def _nothing2(S: State, C: Config, a: int) -> None:
+    return None
+
+
+def _nothing3(S: State, C: Config, a: int, b: int) -> None:
+    return None
+
+
+def _nothing4(S: State, C: Config, a: int, b: int, new: bool) -> None:
+    return None
+
+
+@optional(KNOWN, _never_known)
 def reset_known(S: State, C: Config) -> None:
     """A new round: nobody knows anything of another hand (and the record is on
     when the config says someone reads it)."""
@@ -39,7 +65,7 @@ def reset_known(S: State, C: Config) -> None:
                 known[o, q, k] = 0
 
 
-@jit
+@optional(KNOWN, _nothing3)
 def known_play(S: State, C: Config, p: int, k: int) -> None:
     """``p`` played a ``k``: one fewer known to be left in its hand."""
     if S.s[S_KNOW] == 0:
@@ -50,7 +76,7 @@ def known_play(S: State, C: Config, p: int, k: int) -> None:
             known[o, p, k] -= 1
 
 
-@jit
+@optional(KNOWN, _nothing3)
 def known_swap(S: State, C: Config, a: int, b: int) -> None:
     """After ``a`` and ``b`` swapped hands: what anyone knew moves with the hands,
     and each knows the whole hand it gave away."""
@@ -69,7 +95,7 @@ def known_swap(S: State, C: Config, a: int, b: int) -> None:
         known[b, b, k] = 0
 
 
-@jit
+@optional(KNOWN, _nothing2)
 def known_rotate(S: State, C: Config, d: int) -> None:
     """After a 0 passed every hand to the seat in direction ``d``: what anyone knew
     moves with the hands, and each seat knows the hand it passed on."""
@@ -99,8 +125,8 @@ def known_rotate(S: State, C: Config, d: int) -> None:
             known[o, o, k] = 0
 
 
-@jit
-def known_reveal(S: State, o: int, q: int) -> None:
+@optional(KNOWN, _nothing3)
+def known_reveal(S: State, C: Config, o: int, q: int) -> None:
     """``o`` sees ``q``'s whole hand (a WD4 challenge)."""
     if S.s[S_KNOW] == 0:
         return
@@ -109,7 +135,7 @@ def known_reveal(S: State, o: int, q: int) -> None:
         known[o, q, k] = hands[q, k]
 
 
-@jit
+@optional(KNOWN, _nothing4)
 def known_shown(S: State, C: Config, q: int, k: int, new: bool) -> None:
     """``q`` showed everyone a ``k``: a card they knew of (``new`` False: at least
     one), or the card its draws just ended on (``new``: one more)."""

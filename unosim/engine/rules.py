@@ -447,7 +447,7 @@ def challenge(S: State, C: Config) -> None:
     success = s[S_WD4_LEGAL] == 0
     st[R_CHALLENGES] += 1
     emit(S, EV_CHALLENGE, v, wp, 1 if success else 0, 0, 0)
-    known_reveal(S, v, wp)  # the challenged hand is shown to the challenger
+    known_reveal(S, C, v, wp)  # the challenged hand is shown to the challenger
     s[S_PEND] = 0
     s[S_CHAIN] = 0
     if success:

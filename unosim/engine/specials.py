@@ -12,12 +12,15 @@
 A special wild is also a wild: the color is named first, then the target is
 chosen (Movie Madness, Don't Talk), then the effect resolves before the
 ordinary end-of-play steps (UNO, skips, jump-ins).
+
+A deck without special wilds compiles none of this (`optional`): nobody can
+play one, so nobody is ever silenced either.
 """
 
 from __future__ import annotations
 
 from unosim.engine.events import emit, log_card
-from unosim.engine.jit import jit
+from unosim.engine.jit import jit, optional
 from unosim.engine.known import known_shown
 from unosim.engine.rng import chance
 from unosim.engine.state import (
@@ -40,6 +43,7 @@ from unosim.engine.state import (
     SPECIAL_DONT_TALK,
     SPECIAL_MOVIE,
     SPECIAL_WISH,
+    SPECIALS,
     Config,
     State,
 )
@@ -47,7 +51,19 @@ from unosim.engine.table import close_draw, draw_n, draw_one, next_alive, open_d
 from unosim.rules.cards import NK, WX
 
 
-@jit
+def _no_target(S: State, C: Config, k: int) -> bool:
+    return False
+
+
+def _no_effect(S: State, C: Config, p: int) -> None:
+    return None
+
+
+def _no_silence(S: State, C: Config) -> None:
+    return None
+
+
+@optional(SPECIALS, _no_target)
 def needs_target(S: State, C: Config, k: int) -> bool:
     """Does playing ``k`` ask its player to choose another player?"""
     sp = C.ci[C_SPECIAL]
@@ -55,7 +71,7 @@ def needs_target(S: State, C: Config, k: int) -> bool:
             and S.s[S_NALIVE] > 1)
 
 
-@jit
+@optional(SPECIALS, _no_effect)
 def do_special(S: State, C: Config, p: int) -> None:
     """Resolve the special wild ``p`` just played (color and target chosen)."""
     s, st = S.s, S.st
@@ -120,7 +136,7 @@ def wishing_star(S: State, C: Config, p: int) -> None:
         close_draw(S)
 
 
-@jit
+@optional(SPECIALS, _no_effect)
 def slip(S: State, C: Config, p: int) -> None:
     """A silenced player's turn starts: do they talk (and draw three)?"""
     if chance(S.rng, C.cf[F_SLIP]):
@@ -129,7 +145,7 @@ def slip(S: State, C: Config, p: int) -> None:
         S.st[R_SPECIAL_DRAWN] += draw_n(S, p, 3, CAUSE_DONT_TALK)
 
 
-@jit
+@optional(SPECIALS, _no_silence)
 def end_silences(S: State, C: Config) -> None:
     """An UNO call ends every Don't Talk silence."""
     seat = S.seat

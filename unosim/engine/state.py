@@ -26,7 +26,7 @@ from typing import Any, Protocol, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from unosim.rules.cards import COLORS, NK
+from unosim.rules.cards import COLORS, NK, WX
 from unosim.rules.config import GameConfig, resolved_rules
 from unosim.rules.editions import deck_counts, points_by_kind, wish_icon_mask
 from unosim.rules.limits import MAX_DECKS, MAX_PLAYERS
@@ -283,6 +283,27 @@ H_SIZE = NK
 H_SUIT = NK + 1  # H_SUIT + suit, 5 columns
 NH = H_SUIT + NCOLORS + 1
 
+# --- variants: the optional parts of the engine (`unosim.engine.jit.optional`) ---
+# A config compiles only the parts it can reach: each is compiled into the kernel
+# only when the config record's type (the trace writer: the state record's) has its
+# marker field. The façade compiles them all.
+HABITS = "habits"  # the habit policies (greedy, cautious, defender, strategic)
+ISMCTS = "ismcts"  # the search player
+KNOWN = "known"  # the known-cards record (read by the search player and the façade)
+SPECIALS = "specials"  # the editions' special wilds (a deck with WX cards)
+TRACE = "trace"  # the trace writer (a state built to be traced)
+FEATURES = (HABITS, ISMCTS, KNOWN, SPECIALS, TRACE)
+
+
+def marker(feature: str) -> str:
+    """The record field whose presence compiles ``feature`` in.
+
+    >>> marker(HABITS)
+    'uses_habits'
+    """
+    return f"uses_{feature}"
+
+
 # --- sizes --------------------------------------------------------------------------
 LARGEST_DECK = 112  # cards in one deck of the largest shipped edition
 PILE_MIN = MAX_DECKS * LARGEST_DECK + 1
@@ -363,13 +384,23 @@ class KernelArrays(Protocol):
     def wish_icons(self) -> IntArray: ...
 
 
-def state_dtype(pile: int) -> np.dtype:
+def _markers(features: set[str] | frozenset[str]) -> list[tuple[str, type]]:
+    """The marker fields of a record, first and 8 bytes each: so no variant's layout
+    is a prefix of another's (numba would accept one for the other, a "record
+    subtype") and every array after them stays aligned."""
+    return [(marker(f), np.int64) for f in FEATURES if f in features]
+
+
+def state_dtype(pile: int, trace: bool = False) -> np.dtype:
     """One fixed layout for every config that fits the standard pile size, so
-    the kernel compiles once (a bigger custom deck widens the piles)."""
-    return np.dtype([("s", np.int64, (NS,)), ("hands", np.int64, (MAX_PLAYERS, NH)),
+    the kernel compiles once per variant (a bigger custom deck widens the piles).
+
+    Only a state built for tracing has the trace buffers, and the trace writer
+    compiles only for it (`unosim.engine.jit.optional`)."""
+    buffers = [("ev", np.int64, (EV_ROWS, EV_W)), ("cl", np.int64, (CL_SIZE,))] if trace else []
+    return np.dtype([*_markers({TRACE} if trace else set()), ("s", np.int64, (NS,)), ("hands", np.int64, (MAX_PLAYERS, NH)),
                      ("piles", np.int64, (2, pile)), ("seat", np.int64, (MAX_PLAYERS, NSEAT)),
-                     ("rng", np.uint64, (4,)), ("ev", np.int64, (EV_ROWS, EV_W)),
-                     ("cl", np.int64, (CL_SIZE,)), ("st", np.int64, (NR,)),
+                     ("rng", np.uint64, (4,)), *buffers, ("st", np.int64, (NR,)),
                      ("winners", np.int64, (MAX_PLAYERS,)), ("flags", np.int64, (MAX_PLAYERS,)),
                      ("scratch", np.int64, (2, NH)),
                      ("voids", np.int64, (MAX_PLAYERS, NCOLORS)),
@@ -386,12 +417,43 @@ def state_dtype(pile: int) -> np.dtype:
                      ("x_path", np.int64, (X_DEPTH,))])
 
 
-def config_dtype(pile: int) -> np.dtype:
-    """The config record's layout (its deck is as wide as the state's piles)."""
-    return np.dtype([("ci", np.int64, (NCI,)), ("cf", np.float64, (NCF,)),
+def config_dtype(pile: int, features: frozenset[str] = frozenset()) -> np.dtype:
+    """The config record's layout (its deck is as wide as the state's piles), with
+    one marker field per optional part of the engine the config uses."""
+    return np.dtype([*_markers(features), ("ci", np.int64, (NCI,)), ("cf", np.float64, (NCF,)),
                      ("pp", np.float64, (MAX_PLAYERS, NPP)), ("points", np.int64, (NK,)),
                      ("icons", np.int64, (NK,)), ("dc", np.int64, (NK,)),
                      ("deck", np.int64, (pile,))])
+
+
+HABIT_POLICIES = frozenset({POLICY_GREEDY, POLICY_CAUTIOUS, POLICY_DEFENDER, POLICY_STRATEGIC})
+# Everything but the trace writer, which belongs to the state: what the façade compiles.
+ALL_CONFIG_FEATURES = frozenset({HABITS, ISMCTS, KNOWN, SPECIALS})
+
+
+def config_features(cc: KernelArrays) -> frozenset[str]:
+    """The optional parts of the engine a batch run of ``cc`` can reach.
+
+    A search seat brings the habit policies too (its playouts and prior may
+    use them) and the known-cards record it reads; the special wilds come
+    with a deck that holds WX cards.
+
+    >>> from unosim.rules.config import load_config
+    >>> sorted(config_features(compile_config(load_config("classic"))))
+    []
+    """
+    kinds = {int(k) for k in cc.pp[:, P_KIND]}
+    ismcts = POLICY_ISMCTS in kinds
+    out = set()
+    if ismcts or kinds & HABIT_POLICIES:
+        out.add(HABITS)
+    if ismcts:
+        out.add(ISMCTS)
+    if ismcts or cc.ci[C_KNOWN] != 0:
+        out.add(KNOWN)
+    if cc.deck_counts[WX] > 0:
+        out.add(SPECIALS)
+    return frozenset(out)
 
 
 def pile_size(cc: KernelArrays) -> int:
@@ -405,19 +467,24 @@ def _record(dtype: np.dtype) -> Any:
 
 
 def alloc_state(cc: KernelArrays, trace: bool) -> State:
-    """A fresh state record; ``trace`` makes the kernel write events."""
-    rec = _record(state_dtype(pile_size(cc)))
+    """A fresh state record; ``trace`` makes the kernel write events (and compiles
+    the trace writer into the code that runs on it)."""
+    rec = _record(state_dtype(pile_size(cc), trace))
     rec.s[S_TRACE] = 1 if trace else 0
     rec.seat[:, SEAT_ALIVE] = 1
     return cast(State, rec)
 
 
-def config_tuple(cc: KernelArrays) -> Config:
-    """The kernel's config record from a compiled config.
+def config_tuple(cc: KernelArrays, features: frozenset[str] | None = None) -> Config:
+    """The kernel's config record from a compiled config, typed with the optional
+    parts of the engine it uses (default: those `config_features` finds).
 
     Records travel into compiled calls as one pointer; a tuple of arrays
     would be copied field by field into every call of the inner loop."""
-    rec = _record(config_dtype(pile_size(cc)))
+    feats = config_features(cc) if features is None else features
+    rec = _record(config_dtype(pile_size(cc), feats))
+    for f in feats:
+        rec[marker(f)] = 1
     rec.ci[:] = cc.ci
     rec.cf[:] = cc.cf
     rec.pp[: len(cc.pp)] = cc.pp
