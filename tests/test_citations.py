@@ -74,8 +74,6 @@ def test_nothing_cites_a_specification_outside_the_repository() -> None:
     assert _outside_citations(files) == []
 
 
-@pytest.mark.xfail(strict=True, reason="the engine's citations are changed after its rewrite "
-                   "(listed in the h-spec report); remove this mark when they are")
 def test_the_engine_cites_only_the_project_docs() -> None:
     assert _outside_citations(_files(engine=True)) == []
 

@@ -1,4 +1,4 @@
-"""Round set-up (RULES.md section 2 and its fine print in section 10).
+"""Round set-up (docs/rules.md §2 and its fine print in §10).
 
 Empty the table, shuffle the deck, deal one card at a time from the dealer's
 left, and flip the first discard, which under ``first_flip: apply`` acts on
@@ -136,7 +136,7 @@ def flip_one(S: State) -> int:
 
 @jit
 def first_flip(S: State, C: Config) -> None:
-    """The first discard, and what it does to the first player (sections 2, 10)."""
+    """The first discard, and what it does to the first player (docs/rules.md §2, §10)."""
     s, piles, rng = S.s, S.piles, S.rng
     k = flip_one(S)
     if C.ci[C_FIRST_FLIP] == FLIP_REDRAW:

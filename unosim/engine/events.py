@@ -3,7 +3,7 @@
 A row is (code, a, b, c, off, len) with ``EV_*`` codes; events that carry
 cards point into the card log ``S.cl`` (``off``, ``len``). The batch loop
 runs with tracing off, where every call here returns at its first test.
-`unosim.engine.trace` turns the rows into TRACE.md events. Only a state built
+`unosim.engine.trace` turns the rows into the events of docs/trace.md. Only a state built
 for tracing has the buffers, and only code that runs on one compiles the
 writer: elsewhere every call here compiles to nothing (`optional`).
 """

@@ -3,7 +3,7 @@
 A `Round` owns the state arrays and calls the very same compiled step
 functions the batch simulator uses: build a round (shuffled, from a chosen
 deck order, or from a given position), list the legal actions, apply one,
-read the state, and collect the trace events of TRACE.md.
+read the state, and collect the trace events of docs/trace.md.
 
 >>> from unosim.rules.config import load_config
 >>> from unosim.engine.state import compile_config
@@ -342,7 +342,7 @@ class Round:
 
     # --- trace -------------------------------------------------------------------
     def events(self) -> list[dict]:
-        """The trace events so far (TRACE.md dicts)."""
+        """The trace events so far (docs/trace.md §2 dicts)."""
         return list(self._events)
 
     def _drain(self) -> None:

@@ -1,6 +1,6 @@
 """The compiled policies: who plays what when a decision comes up.
 
-``random`` is the reference policy of RULES.md section 7 and must stay
+``random`` is the reference policy of docs/rules.md §7 and must stay
 exactly as it is (every published figure uses it). ``greedy``, ``cautious``,
 ``defender`` and ``strategic`` are sets of named habits, one compiled machine
 in `unosim.engine.habits` (docs/policies.md). A seat's policy is
@@ -132,7 +132,7 @@ def uniform_target(S: State, C: Config, p: int) -> int:
 
 @jit
 def random_action(S: State, C: Config) -> int:
-    """The reference policy, exactly as RULES.md section 7 fixes it."""
+    """The reference policy, exactly as docs/rules.md §7 fixes it."""
     s, rng = S.s, S.rng
     ph = s[S_PHASE]
     p = s[S_CUR]

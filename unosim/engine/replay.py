@@ -1,4 +1,4 @@
-"""Follow a JSONL trace (TRACE.md) with the compiled engine: the table after every event.
+"""Follow a JSONL trace (docs/trace.md) with the compiled engine: the table after every event.
 
 A viewer must not guess what the rules did, so each round of the trace is
 dealt again into a `Round` from its ``deal`` event and driven along the trace:

@@ -5,10 +5,10 @@ and the Python façade (`unosim.engine.game`) drive the same functions. The
 round is a state machine: `apply_action` runs the rules forward until the
 next decision (a ``PH_*`` phase naming who must choose) or the end. The deal
 and first flip are `unosim.engine.deal`, drawing `unosim.engine.table`.
-Rule decisions that RULES.md leaves open are in its section 10 and
+Rule decisions the rules leave open are in docs/rules.md §10 and
 docs/DECISIONS.md.
 
-What each card does (RULES.md sections in brackets):
+What each card does (docs/rules.md sections in brackets):
 
 =================  ====================================================================
 card               effect
@@ -171,7 +171,7 @@ from unosim.rules.cards import DRAW2, NK, STACKABLE, WD4, WX, W
 SWAP_RANK, ROTATE_RANK = 7, 0  # Seven-O
 
 
-# --- legality (RULES.md section 3) ------------------------------------------------------
+# --- legality (docs/rules.md §3) ----------------------------------------------------------
 @jit
 def wd4_ok(S: State, C: Config, p: int) -> bool:
     """A WD4 is legal only without another card of the active color (and, where
@@ -198,7 +198,7 @@ def can_play(S: State, C: Config, p: int, k: int) -> bool:
 
 @jit
 def can_stack(S: State, C: Config, p: int, k: int) -> bool:
-    """May ``p`` add ``k`` to the pending draw (stacking switches + section 3)?"""
+    """May ``p`` add ``k`` to the pending draw (stacking switches + docs/rules.md §3)?"""
     ci, s, pp = C.ci, S.s, C.pp
     if S.hands[p, k] <= 0:
         return False
@@ -230,7 +230,7 @@ def pending_choice(S: State, C: Config, p: int) -> bool:
     return False
 
 
-# --- turn flow (sections 3, 5, 6) ---------------------------------------------------------
+# --- turn flow (docs/rules.md §3, §5, §6) ------------------------------------------------------
 @jit
 def end_round(S: State, C: Config, w: int) -> None:
     """``w`` went out (-1: stalemate); the round is over."""
@@ -440,7 +440,7 @@ def accept(S: State, C: Config) -> None:
 
 @jit
 def challenge(S: State, C: Config) -> None:
-    """The WD4 is checked against the color active before it (section 3)."""
+    """The WD4 is checked against the color active before it (docs/rules.md §3)."""
     s, st = S.s, S.st
     v = s[S_CUR]
     wp = s[S_WD4_PLAYER]
@@ -571,7 +571,7 @@ def apply_action(S: State, C: Config, a: int) -> bool:
 
 @jit
 def stack_turn(S: State, C: Config, p: int, a: int) -> None:
-    """``p`` stacks ``a`` on the pending draw: a regular turn (section 10), whose
+    """``p`` stacks ``a`` on the pending draw: a regular turn (docs/rules.md §10), whose
     slip (Don't Talk) comes at its start, before the card is played."""
     s, st = S.s, S.st
     if s[S_STACK_TURN] == 0:

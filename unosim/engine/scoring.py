@@ -1,4 +1,4 @@
-"""End of a round and matches (RULES.md section 5).
+"""End of a round and matches (docs/rules.md §5).
 
 A round's points depend on the match scoring: ``standard`` counts every
 other hand, ``lowest`` and ``elimination`` every hand (each seat adds its

@@ -1,4 +1,4 @@
-"""The editions' special wilds (RULES.md section 4 and its fine print).
+"""The editions' special wilds (docs/rules.md §4 and its fine print in §10).
 
 - Wild Mickey Movie Madness (disney100): the chosen player fails with rate
   ``movie_madness_fail_rate`` and then draws four; nobody loses a turn.

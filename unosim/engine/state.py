@@ -141,7 +141,7 @@ POLICY_CODE = {"random": POLICY_RANDOM, "greedy": POLICY_GREEDY, "cautious": POL
 
 def policy_row(policy: str, params: HabitParams | None) -> FloatArray:
     """One seat's ``pp`` row. The reference policy's row is its code and zeros:
-    it never bluffs or challenges (RULES.md section 7)."""
+    it never bluffs or challenges (docs/rules.md §7)."""
     row = np.zeros(NPP, dtype=np.float64)
     # a plug-in seat (`unosim.engine.plugins`) decides in Python; its row is random's
     row[P_KIND] = POLICY_CODE.get(policy, POLICY_CODE["random"])
@@ -179,7 +179,7 @@ PH_PENDING = 4  # facing a pending Draw Two / WD4: accept, challenge, stack
 PH_TARGET = 5  # choose a seat (Seven-O swap, special wild)
 PH_JUMP = 6  # a player holding the top card may jump in, or pass
 
-# --- draw causes (TRACE.md) ------------------------------------------------
+# --- draw causes (docs/trace.md §3) ---------------------------------------------
 CAUSES = ("turn", "draw2", "wd4", "stack", "challenge", "uno", "special", "dont_talk")
 CAUSE_TURN, CAUSE_DRAW2, CAUSE_WD4, CAUSE_STACK = 0, 1, 2, 3
 CAUSE_CHALLENGE, CAUSE_UNO, CAUSE_SPECIAL, CAUSE_DONT_TALK = 4, 5, 6, 7

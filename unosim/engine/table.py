@@ -1,7 +1,7 @@
 """The table: seats in the round, hands, the two piles, and drawing.
 
 Everything the rules do to cards goes through here, so hand sizes, the
-draw counters and the trace's draw events stay in step (RULES.md section 3:
+draw counters and the trace's draw events stay in step (docs/rules.md §3:
 an empty draw pile is refilled from the discard, keeping its top card).
 """
 
@@ -62,7 +62,7 @@ def top_card(S: State) -> int:
 
 @jit
 def hand_points(S: State, C: Config, q: int) -> int:
-    """Points of the cards left in ``q``'s hand (RULES.md section 1)."""
+    """Points of the cards left in ``q``'s hand (docs/rules.md §1)."""
     hands, pts = S.hands, C.points
     t = 0
     for k in range(NK):
@@ -141,7 +141,7 @@ def close_draw(S: State) -> None:
 
 @jit
 def reshuffle(S: State) -> bool:
-    """Keep the top discard, shuffle the rest into a new draw pile (RULES 3)."""
+    """Keep the top discard, shuffle the rest into a new draw pile (docs/rules.md §3)."""
     s, piles, st = S.s, S.piles, S.st
     nd = s[S_NDISC]
     if nd <= 1:

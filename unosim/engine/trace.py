@@ -1,7 +1,7 @@
-"""Render the kernel's event rows as TRACE.md events, and as readable text.
+"""Render the kernel's event rows as docs/trace.md events, and as readable text.
 
 The kernel writes compact rows (code, a, b, c, card-log offset, length);
-this module turns them into the JSON Lines objects of ../shared/TRACE.md and
+this module turns them into the JSON Lines objects of docs/trace.md and
 into the human log of ``unosim play``. It needs no `Round`: what an event
 shows of the table (hands at the end, scores, seats in play) comes from any
 `TraceSource`, read when the rows are rendered.
@@ -276,7 +276,7 @@ def _depth(value: Any, limit: int) -> bool:
 
 
 def read_events(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """The events of a JSON Lines trace (TRACE.md), each checked by `check_event`.
+    """The events of a JSON Lines trace (docs/trace.md), each checked by `check_event`.
 
     A FIFO or ``/dev/stdin`` is read as a stream, so ``unosim play ... | unosim
     advise --trace /dev/stdin`` works; any source is read only up to the bounds
@@ -336,7 +336,7 @@ def _card(value: Any, what: str) -> str:
 
 def check_event(e: Any) -> None:
     """Raise `TraceError` unless ``e`` is a trace event whose fields a replay reads
-    have their TRACE.md types (seats whole numbers, cards tokens, a deal's table)."""
+    have their docs/trace.md §2 types (seats whole numbers, cards tokens, a deal's table)."""
     if not isinstance(e, dict) or not isinstance(e.get("e"), str) or e["e"] not in _EVENT_NAMES:
         raise TraceError("not a trace event (an object with a known \"e\")")
     name = e["e"]
