@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from unosim import __version__
+from unosim._version import __version__
 from unosim.analysis.stats import ci_decimals, format_ci, summarize_hist, wilson_interval
 from unosim.engine import state as L
 from unosim.rules.config import GameConfig, config_hash, config_to_dict
