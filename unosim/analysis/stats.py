@@ -21,6 +21,7 @@ Conventions:
 
 from __future__ import annotations
 
+import importlib
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -67,9 +68,7 @@ _NORMAL = NormalDist()
 def _special() -> ModuleType:
     """scipy.special, imported on first use. The distribution functions below call
     it directly: importing scipy.stats costs about a second of every report."""
-    from scipy import special
-
-    return special
+    return importlib.import_module("scipy.special")
 
 
 # From this many degrees of freedom on, t's quantile comes from its Cornish-Fisher
@@ -249,7 +248,7 @@ def _quantile_rows(counts: np.ndarray, q: float) -> np.ndarray:
     cum = np.cumsum(counts, axis=1)
     n = cum[:, -1]
     k = np.maximum(np.ceil(q * n), 1)
-    return (cum >= k[:, None]).argmax(axis=1).astype(np.float64)
+    return np.asarray((cum >= k[:, None]).argmax(axis=1), dtype=np.float64)
 
 
 def quantile_hist(hist: ArrayLike, q: float) -> float:
@@ -538,7 +537,8 @@ def _stat_rows(counts: np.ndarray, stat: str | float) -> np.ndarray:
     """Evaluate a named statistic on each row of a 2-D count array."""
     if stat == "mean":  # integer sums (numpy's own loop, no BLAS), one division each
         totals = counts.astype(np.int64) @ np.arange(counts.shape[1], dtype=np.int64)
-        return totals / counts.sum(axis=1)
+        means: np.ndarray = totals / counts.sum(axis=1)
+        return means
     if stat == "median":
         return _quantile_rows(counts, 0.5)
     if isinstance(stat, str) and stat.startswith("p") and stat[1:].isdigit():

@@ -223,7 +223,7 @@ def _number(x: object) -> str:
     return f"{x:g}" if isinstance(x, float) else str(x)
 
 
-def _values(annotation: Any, metadata: Sequence[Any] = ()) -> str:
+def _values(annotation: object, metadata: Sequence[object] = ()) -> str:
     """The values a field takes, as help text: 'true|false', 'round|match', '2..40'."""
     origin, args = get_origin(annotation), get_args(annotation)
     if annotation is bool:
@@ -234,7 +234,7 @@ def _values(annotation: Any, metadata: Sequence[Any] = ()) -> str:
         return " or ".join(_values(a) if a is not NoneType else "null" for a in args)
     if origin is list:
         return f"[{_values(args[0])}, ...]"
-    if annotation in (int, float):
+    if isinstance(annotation, type) and annotation in (int, float):
         low = next((m.ge for m in metadata if isinstance(m, annotated_types.Ge)), None)
         high = next((m.le for m in metadata if isinstance(m, annotated_types.Le)), None)
         if low is not None and high is not None:

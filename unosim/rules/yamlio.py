@@ -97,8 +97,10 @@ class _BoundedLoader(yaml.SafeLoader):
             raise _Refused(f"{what} more than {MAX_YAML_NODES} nodes")
 
     def compose_node(self, parent: Node | None, index: Any) -> Node | None:
-        event = self.peek_event()
-        line = event.start_mark.line + 1
+        # A node starts here, so the parser's next event is a node event, with its mark;
+        # the stubs leave peek_event untyped.
+        event: yaml.NodeEvent = self.peek_event()  # type: ignore[no-untyped-call]
+        line = event.start_mark.line + 1 if event.start_mark else 0
         if isinstance(event, yaml.AliasEvent):
             if event.anchor in self.anchors:  # else the base class reports it undefined
                 if event.anchor not in self._sizes:
