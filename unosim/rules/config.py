@@ -98,7 +98,7 @@ class Behaviour(EditionBehaviour):
     dont_talk_slip_rate: Annotated[Rate, Field(title="Don't Talk slip rate")] = DEFAULT_SLIP_RATE
 
 
-def _edition_defaults(edition: Edition) -> dict[str, Any]:
+def _edition_defaults(edition: Edition) -> dict[str, object]:
     """The settings an edition supplies when the config does not give them."""
     special = edition.special
     return {
@@ -387,7 +387,7 @@ def _resolve_extends(name: object, child: Path) -> Path:
     return shipped
 
 
-def _anchor_edition(data: dict[str, Any], base_dir: Path) -> None:
+def _anchor_edition(data: dict[str, object], base_dir: Path) -> None:
     """Make a relative edition path absolute, relative to the file that names it."""
     value = data.get("edition")
     if isinstance(value, str) and is_edition_path(value):
@@ -451,7 +451,7 @@ def _override(data: dict[str, Any], origin: Origin, item: str, top: Path) -> Non
 
 
 def validate_config(
-    data: Mapping[str, Any],
+    data: Mapping[str, object],
     source: str | os.PathLike[str] | None = None,
     blame: Callable[[Sequence[str | int]], str | None] | None = None,
 ) -> GameConfig:
@@ -519,7 +519,7 @@ def config_hash(cfg: GameConfig) -> str:
     """
     payload = config_to_dict(cfg)
     payload.pop("edition")
-    canonical: dict[str, Any] = {"config": payload,
+    canonical: dict[str, object] = {"config": payload,
                                  "edition": cfg.edition_spec.model_dump(mode="json")}
     plugins = plugin_digests(cfg.seat_policies)
     if plugins:  # a config without plug-ins hashes as it always did
