@@ -27,6 +27,28 @@ def test_run_is_callable_and_still_the_run_package():
     assert unosim.run.run_simulation is not None and "run" in dir(unosim)
 
 
+def test_run_is_callable_whichever_import_comes_first():
+    # The import system sets ``unosim.run`` itself when a run module is imported first.
+    code = ("import unosim.run.errors, sys, unosim; "
+            "print(callable(unosim.run), unosim.run is sys.modules['unosim.run'])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.split() == ["True", "True"]
+
+
+def test_version_is_declared_once_in_a_leaf_module():
+    import tomllib
+    from pathlib import Path
+
+    from unosim._version import __version__
+
+    assert unosim.__version__ == __version__
+    project = tomllib.loads((Path(unosim.__file__).parents[1] / "pyproject.toml").read_text())
+    assert "version" in project["project"]["dynamic"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {
+        "attr": "unosim._version.__version__"}
+
+
 @pytest.fixture(scope="module")
 def result():
     return unosim.run("classic", games=300, seed=3, jobs=1)

@@ -9,7 +9,11 @@ API (``unosim.run``, ``unosim.config``, ``unosim.Result``; see
 subpackage sets it as an attribute of its parent. So rather than a function
 that the first ``import unosim.run...`` would replace, ``unosim.run`` is that
 package made callable: ``unosim.run("classic")`` calls `unosim.api.run`, and
-``unosim.run.run_simulation`` is still the runner.
+``unosim.run.run_simulation`` is still the runner. A module is callable only
+through its class, and the import system sets ``unosim.run`` without asking
+``__getattr__``, so this package's class catches that assignment; the run layer
+itself knows nothing of the API above it. ``__version__`` lives in the leaf
+`unosim._version`, which the layers import instead of this package.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import sys
 import types
 from typing import Any
 
-__version__ = "0.1.0"
+from unosim._version import __version__
 
 # Names of unosim.api offered at the top level, imported when first asked for (by
 # importlib: the CLI imports this package, and import-linter keeps cli and api apart).

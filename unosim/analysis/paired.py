@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 import numpy as np
+from numpy.typing import NDArray
 
 from unosim.analysis import stats
 from unosim.analysis.estimates import Diff
@@ -110,8 +111,8 @@ class PairMoments:
     """
 
     n: int
-    s: np.ndarray
-    m: np.ndarray
+    s: NDArray[np.int64]
+    m: NDArray[np.int64]
 
     @classmethod
     def from_features(cls, fa: np.ndarray, fb: np.ndarray,

@@ -21,6 +21,7 @@ Conventions:
 
 from __future__ import annotations
 
+import importlib
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -29,7 +30,7 @@ from statistics import NormalDist
 from types import ModuleType
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
     "HistSummary",
@@ -67,9 +68,7 @@ _NORMAL = NormalDist()
 def _special() -> ModuleType:
     """scipy.special, imported on first use. The distribution functions below call
     it directly: importing scipy.stats costs about a second of every report."""
-    from scipy import special
-
-    return special
+    return importlib.import_module("scipy.special")
 
 
 # From this many degrees of freedom on, t's quantile comes from its Cornish-Fisher
@@ -150,13 +149,18 @@ def chi2_sf(x: float, df: float) -> float:
 
 NAN = float("nan")
 
+# Histograms and count rows after `_as_hist`: whole numbers as int64, so sums are exact.
+Counts = NDArray[np.int64]
+# Per-row statistics (means, quantiles): one float per row.
+Floats = NDArray[np.float64]
+
 
 # --------------------------------------------------------------------------- #
 # Histogram basics
 # --------------------------------------------------------------------------- #
 
 
-def _as_hist(hist: ArrayLike) -> np.ndarray:
+def _as_hist(hist: ArrayLike) -> Counts:
     """Validate a histogram and return it as int64, so callers can trust counts."""
     h = np.asarray(hist)
     if h.ndim != 1:
@@ -167,13 +171,13 @@ def _as_hist(hist: ArrayLike) -> np.ndarray:
         and (not np.all(np.isfinite(h)) or np.any(h != np.round(h)))
     ):
         raise ValueError("histogram counts must be whole numbers")
-    h = h.astype(np.int64, copy=False)
-    if h.size and h.min() < 0:
+    counts = h.astype(np.int64, copy=False)
+    if counts.size and counts.min() < 0:
         raise ValueError("histogram counts must be non-negative")
-    return h
+    return counts
 
 
-def _pad(h1: np.ndarray, h2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _pad(h1: Counts, h2: Counts) -> tuple[Counts, Counts]:
     """Bring two histograms to a common length so bins line up by value."""
     m = max(h1.size, h2.size)
     return np.pad(h1, (0, m - h1.size)), np.pad(h2, (0, m - h2.size))
@@ -231,7 +235,7 @@ def sqrt_fraction(q: Fraction) -> float:
     return sqrt_ratio(q.numerator, q.denominator)
 
 
-def _moments(h: np.ndarray) -> tuple[int, float, float]:
+def _moments(h: Counts) -> tuple[int, float, float]:
     """(n, mean, sample variance) of a histogram; nan where undefined.
 
     Exact: the variance is (n·Σv² - (Σv)²) / (n(n-1)) in integers, one rounding.
@@ -244,12 +248,12 @@ def _moments(h: np.ndarray) -> tuple[int, float, float]:
     return n, s1 / n, (n * s2 - s1 * s1) / (n * (n - 1))
 
 
-def _quantile_rows(counts: np.ndarray, q: float) -> np.ndarray:
+def _quantile_rows(counts: Counts, q: float) -> Floats:
     """Inverted-CDF q-quantile of each row of a 2-D count array (vectorised)."""
     cum = np.cumsum(counts, axis=1)
     n = cum[:, -1]
     k = np.maximum(np.ceil(q * n), 1)
-    return (cum >= k[:, None]).argmax(axis=1).astype(np.float64)
+    return np.asarray((cum >= k[:, None]).argmax(axis=1), dtype=np.float64)
 
 
 def quantile_hist(hist: ArrayLike, q: float) -> float:
@@ -534,11 +538,12 @@ def mann_whitney_hist(
     return u1, p
 
 
-def _stat_rows(counts: np.ndarray, stat: str | float) -> np.ndarray:
+def _stat_rows(counts: Counts, stat: str | float) -> Floats:
     """Evaluate a named statistic on each row of a 2-D count array."""
     if stat == "mean":  # integer sums (numpy's own loop, no BLAS), one division each
         totals = counts.astype(np.int64) @ np.arange(counts.shape[1], dtype=np.int64)
-        return totals / counts.sum(axis=1)
+        means: Floats = totals / counts.sum(axis=1)
+        return means
     if stat == "median":
         return _quantile_rows(counts, 0.5)
     if isinstance(stat, str) and stat.startswith("p") and stat[1:].isdigit():

@@ -47,12 +47,12 @@ import math
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 
-from unosim import __version__
-from unosim.analysis.stats import ci_decimals, format_ci, summarize_hist, wilson_interval
+from unosim._version import __version__
+from unosim.analysis.stats import Floats, ci_decimals, format_ci, summarize_hist, wilson_interval
 from unosim.engine import state as L
 from unosim.rules.config import GameConfig, config_hash, config_to_dict
 from unosim.run.files import atomic_write
@@ -64,8 +64,55 @@ SCHEMA_VERSION = 1
 STOP_FIELDS = ("precision", "max_games", "half_width", "met")
 SCHEMA_PATH = Path(__file__).with_name("summary.schema.json")
 
-_HIST_FIELDS = ("n", "mean", "std", "sem", "median", "p10", "p90", "min", "max",
-                "ci_low", "ci_high")
+# The parts of summary.json built here, in the key order they are written
+# (summary.schema.json is the contract for readers).
+
+
+class HistStats(TypedDict):
+    """A histogram's statistics (`unosim.analysis.stats.HistSummary`); null when undefined."""
+
+    n: int
+    mean: float | None
+    std: float | None
+    sem: float | None
+    median: float | None
+    p10: float | None
+    p90: float | None
+    min: float | None
+    max: float | None
+    ci_low: float | None
+    ci_high: float | None
+
+
+class Rate(TypedDict):
+    """A proportion with its 95% Wilson interval; nulls when there were no trials."""
+
+    rate: float | None
+    low: float | None
+    high: float | None
+
+
+class Wins(Rate):
+    """A seat's or position's win rate and its win count."""
+
+    wins: int
+
+
+class PolicyWins(Wins):
+    """A policy's wins over the seats it holds, and the rate per seat."""
+
+    seats: int
+    per_seat: Rate
+
+
+class Share(Rate):
+    """A share of the matches that may count fractions (a tie split k ways)."""
+
+    wins: float | None
+
+
+class PolicyShare(Share):
+    seats: int
 
 
 def _clean(x: float) -> float | None:
@@ -73,45 +120,51 @@ def _clean(x: float) -> float | None:
     return None if isinstance(x, float) and not math.isfinite(x) else x
 
 
-def hist_stats(hist: np.ndarray) -> dict[str, Any]:
+def hist_stats(hist: np.ndarray) -> HistStats:
     """Descriptive statistics of one histogram, JSON-ready."""
     s = summarize_hist(hist)
-    out: dict[str, Any] = {}
-    for f in _HIST_FIELDS:
-        v = getattr(s, f)
-        out[f] = int(v) if f == "n" else _clean(float(v))
-    return out
+    return HistStats(n=int(s.n), mean=_clean(float(s.mean)), std=_clean(float(s.std)),
+                     sem=_clean(float(s.sem)), median=_clean(float(s.median)),
+                     p10=_clean(float(s.p10)), p90=_clean(float(s.p90)),
+                     min=_clean(float(s.min)), max=_clean(float(s.max)),
+                     ci_low=_clean(float(s.ci_low)), ci_high=_clean(float(s.ci_high)))
 
 
-def rate(k: int, n: int) -> dict[str, Any]:
+def rate(k: int, n: int) -> Rate:
     """``{rate, low, high}`` with a 95% Wilson interval (nulls when n is 0)."""
     r, lo, hi = wilson_interval(int(k), int(n))
     return {"rate": _clean(r), "low": _clean(lo), "high": _clean(hi)}
 
 
-def _wins(wins: np.ndarray, n: int) -> list[dict[str, Any]]:
+def _wins(wins: np.ndarray, n: int) -> list[Wins]:
     return [{**rate(int(w), n), "wins": int(w)} for w in wins]
 
 
-def _by_policy(wins_seat: np.ndarray, policies: Sequence[str], n: int) -> dict[str, Any]:
+def _per_seat(x: float | None, seats: int) -> float | None:
+    return None if x is None else x / seats
+
+
+def _by_policy(wins_seat: np.ndarray, policies: Sequence[str], n: int) -> dict[str, PolicyWins]:
     """Each policy's share of the wins, and that share per seat it holds.
 
     ``random: 0.69`` over three seats is 0.23 per seat: the per-seat rate (and
     its Wilson interval) is the group's divided by its seats, so it reads
     against the fair share 1/players whatever the seating.
     """
-    out: dict[str, Any] = {}
+    out: dict[str, PolicyWins] = {}
     for name in sorted(set(policies)):
         seats = [i for i, p in enumerate(policies) if p == name]
         k = int(sum(int(wins_seat[i]) for i in seats))
         # Partners matches have two winners, so a policy's wins can exceed n.
-        group = rate(k, n) if k <= n else {"rate": k / n, "low": None, "high": None}
-        per_seat = {key: None if v is None else v / len(seats) for key, v in group.items()}
+        group: Rate = rate(k, n) if k <= n else {"rate": k / n, "low": None, "high": None}
+        per_seat: Rate = {"rate": _per_seat(group["rate"], len(seats)),
+                          "low": _per_seat(group["low"], len(seats)),
+                          "high": _per_seat(group["high"], len(seats))}
         out[name] = {**group, "wins": k, "seats": len(seats), "per_seat": per_seat}
     return out
 
 
-def _share(wins: Fraction, n: int) -> dict[str, Any]:
+def _share(wins: Fraction, n: int) -> Share:
     """A share of ``n`` trials that may count fractions (a tie split k ways).
 
     The Wilson interval treats the shares as whole wins, which overstates
@@ -143,7 +196,7 @@ def exact_win_shares(agg: Mapping[str, np.ndarray], scoring: str
 
 
 def match_win_shares(agg: Mapping[str, np.ndarray], scoring: str
-                     ) -> tuple[np.ndarray, int | None, bool]:
+                     ) -> tuple[Floats, int | None, bool]:
     """(wins per seat, tied matches, split) of match-mode aggregates.
 
     With ``match_wins_k`` (``[seat, k-1]``: matches won by ``seat`` with the
@@ -166,8 +219,8 @@ def match_win_shares(agg: Mapping[str, np.ndarray], scoring: str
 
 
 def _shares_by_policy(shares: Sequence[Fraction], policies: Sequence[str], n: int
-                      ) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+                      ) -> dict[str, PolicyShare]:
+    out: dict[str, PolicyShare] = {}
     for name in sorted(set(policies)):
         total = sum((shares[i] for i, p in enumerate(policies) if p == name), Fraction(0))
         out[name] = {**_share(min(total, Fraction(n)), n), "seats": policies.count(name)}
@@ -237,7 +290,7 @@ def build_summary(agg: dict[str, np.ndarray], cfg: GameConfig, *, seed: int,
     return summary
 
 
-def summary_json(summary: dict[str, Any]) -> str:
+def summary_json(summary: Mapping[str, object]) -> str:
     """Canonical text of a summary: stable key order, so equal runs give equal bytes."""
     return json.dumps(summary, indent=2, allow_nan=False) + "\n"
 
@@ -309,15 +362,16 @@ def format_text(summary: dict[str, Any], elapsed: float | None = None,
     return "\n".join(lines) + "\n"
 
 
-def _pct(r: Mapping[str, Any]) -> str:
+def _pct(r: Rate) -> str:
     """A rate as '25.3% (95% CI 24.1–26.5%)', or its bare value without an interval."""
-    if r["rate"] is None:
+    rate, low, high = r["rate"], r["low"], r["high"]
+    if rate is None:
         return "n/a"
-    if r["low"] is None or r["high"] is None:
-        return f"{100 * r['rate']:.1f}%"
-    lo, hi = 100 * r["low"], 100 * r["high"]
+    if low is None or high is None:
+        return f"{100 * rate:.1f}%"
+    lo, hi = 100 * low, 100 * high
     d = ci_decimals(lo, hi)
-    return f"{100 * r['rate']:.{d}f}% (95% CI {lo:.{d}f}–{hi:.{d}f}%)"
+    return f"{100 * rate:.{d}f}% (95% CI {lo:.{d}f}–{hi:.{d}f}%)"
 
 
 def _match_lines(m: Mapping[str, Any], scoring: str | None) -> list[str]:

@@ -32,6 +32,7 @@ from fractions import Fraction
 import numpy as np
 
 from unosim.analysis import stats
+from unosim.analysis.stats import Floats
 
 __all__ = ["LACK_OF_FIT_ALPHA", "Trend", "linear_trend"]
 
@@ -71,7 +72,7 @@ class Trend:
         # An inflated error is estimated from the residuals: t with df degrees of freedom.
         return stats.t_crit(0.95, self.df) if self.birge > 1.0 else _Z
 
-    def band(self, xs: Sequence[float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def band(self, xs: Sequence[float]) -> tuple[Floats, Floats, Floats]:
         """The fitted line at ``xs`` and its 95% band (inflated when the fit is poor).
 
         >>> y, lo, hi = linear_trend([0, 1, 2], [0.0, 1.0, 2.0], [1, 1, 1]).band([1.0])

@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from unosim import __version__
+from unosim._version import __version__
 from unosim.cli.advise import advise_cmd
 from unosim.cli.compare import compare_cmd
 from unosim.cli.console import EXIT_ERROR, Group, one_line

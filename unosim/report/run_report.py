@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from unosim import __version__
+from unosim._version import __version__
 from unosim.analysis import stats
 from unosim.analysis.estimates import (
     METRIC_BY_KEY,

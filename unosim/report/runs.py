@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from unosim import __version__
+from unosim._version import __version__
 from unosim.analysis.estimates import n_rounds
 from unosim.analysis.summary import summarize_run
 from unosim.engine.batch import empty_aggregates

@@ -76,6 +76,7 @@ from unosim.report.sweep_answers import (
     numeric_axis,
     value_phrase,
 )
+from unosim.report.sweep_types import Group
 from unosim.report.verdicts import (
     games_factor,
     margin_words,
@@ -95,18 +96,6 @@ NAN = float("nan")
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-
-
-@dataclass
-class Group:
-    """A baseline cell and the cells compared with it (``cells[0]`` is the baseline).
-
-    ``cmp`` compares their runs in that order; its decisions are the sweep's
-    (Holm across every group), not the group's alone.
-    """
-
-    cells: list[int]
-    cmp: Comparison
 
 
 @dataclass

@@ -13,7 +13,7 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -21,10 +21,8 @@ from unosim.analysis.trend import Trend, linear_trend
 from unosim.report.comparison import diff_se, questions_for
 from unosim.report.dots import Dots, Fit, dots_chart
 from unosim.report.grid import STACKING, Axis, cell_position, value_label
+from unosim.report.sweep_types import SweepGrid
 from unosim.report.verdicts import ESTABLISHED, MARKER_LEGEND
-
-if TYPE_CHECKING:
-    from unosim.report.sweep import Sweep
 
 __all__ = ["EFFECTS", "Effect", "EffectChart", "Series", "answer_sentences", "cell_effect",
            "decided", "effect_charts", "effect_specs", "fmt_effect", "numeric_axis", "trend_words",
@@ -82,7 +80,7 @@ def value_phrase(axis: Axis, j: int) -> str:
     return f"{axis.label} {value_label(v, axis.key)}"
 
 
-def cell_effect(sweep: Sweep, cell: int, key: str) -> Effect | None:
+def cell_effect(sweep: SweepGrid, cell: int, key: str) -> Effect | None:
     """``cell``'s effect on ``key`` against its baseline cell (None for a baseline cell)."""
     g, k = sweep.place(cell)
     d = g.cmp.diffs.get(key, [None])[k] if k else None
@@ -94,7 +92,7 @@ def cell_effect(sweep: Sweep, cell: int, key: str) -> Effect | None:
     return Effect(scale * d.diff, scale * d.low, scale * d.high, scale * se, v.word)
 
 
-def _series(sweep: Sweep) -> list[Series]:
+def _series(sweep: SweepGrid) -> list[Series]:
     """Every non-baseline value of the baseline key (× the other keys), along the x axis."""
     b, bv = sweep.baseline
     x = sweep.x_axis
@@ -186,7 +184,7 @@ def fmt_effect(e: Effect, key: str) -> str:
             f" to {format_fixed(e.high, dec, True)}{unit}")
 
 
-def _sentence(sweep: Sweep, key: str, s: Series) -> str | None:
+def _sentence(sweep: SweepGrid, key: str, s: Series) -> str | None:
     """One series' answer on ``key``: which way, where, and where it is largest."""
     axis = sweep.axes[sweep.x_axis]
     effects = [cell_effect(sweep, c, key) for c in s.cells]
@@ -218,13 +216,13 @@ def _sentence(sweep: Sweep, key: str, s: Series) -> str | None:
     return text[:1].upper() + text[1:]
 
 
-def answer_sentences(sweep: Sweep) -> list[str]:
+def answer_sentences(sweep: SweepGrid) -> list[str]:
     """Every series' answer on round length, then on the first player's win rate."""
     keys = [k for k, _ in EFFECTS if any(k in g.cmp.decisions for g in sweep.groups)]
     return [t for k in keys for s in _series(sweep) if (t := _sentence(sweep, k, s))]
 
 
-def effect_charts(sweep: Sweep, out: Path, stem: str) -> list[tuple[Path, str, list[str]]]:
+def effect_charts(sweep: SweepGrid, out: Path, stem: str) -> list[tuple[Path, str, list[str]]]:
     """One dots chart per answered question: (path, caption, trend sentences)."""
     return [(dots_chart(c.dots, out / f"{stem}_effect_{c.key}.png", *c.labels, **c.options),
              c.caption, c.trends) for c in effect_specs(sweep)]
@@ -242,7 +240,7 @@ class EffectChart:
     trends: list[str]
 
 
-def effect_specs(sweep: Sweep) -> list[EffectChart]:
+def effect_specs(sweep: SweepGrid) -> list[EffectChart]:
     """The effect chart of each answered question, ready to draw or save."""
     b, bv = sweep.baseline
     axis = sweep.axes[sweep.x_axis]

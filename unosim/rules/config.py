@@ -98,7 +98,7 @@ class Behaviour(EditionBehaviour):
     dont_talk_slip_rate: Annotated[Rate, Field(title="Don't Talk slip rate")] = DEFAULT_SLIP_RATE
 
 
-def _edition_defaults(edition: Edition) -> dict[str, Any]:
+def _edition_defaults(edition: Edition) -> dict[str, object]:
     """The settings an edition supplies when the config does not give them."""
     special = edition.special
     return {
@@ -208,12 +208,12 @@ class GameConfig(StrictModel):
 
     @field_validator("seats", mode="before")
     @classmethod
-    def _seat_specs(cls, value: Any) -> Any:
+    def _seat_specs(cls, value: object) -> object:
         # Each seat is checked here, so an error names the seat and the key
         # (seats[0].params.bluff_rate), not the branches of a union.
         if not isinstance(value, list):
             return value
-        out: list[Any] = []
+        out: list[str | SeatSpec] = []
         for i, item in enumerate(value):
             if (isinstance(item, str) and (item in POLICY_NAMES or is_plugin_name(item))
                     or isinstance(item, SeatSpec)):
@@ -234,7 +234,7 @@ class GameConfig(StrictModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _apply_edition_defaults(cls, data: Any) -> Any:
+    def _apply_edition_defaults(cls, data: object) -> object:
         # Edition defaults sit under the user's settings, so merge before
         # field validation; a non-string edition is left for the field check.
         if isinstance(data, Mapping) and isinstance(
@@ -339,7 +339,7 @@ Origin = dict[tuple[str, ...], str]
 
 
 def _record(
-    origin: Origin, data: Mapping[str, Any], source: str, prefix: tuple[str, ...] = ()
+    origin: Origin, data: Mapping[str, object], source: str, prefix: tuple[str, ...] = ()
 ) -> None:
     """Remember which file set each key, so errors can blame the right one."""
     for key, value in data.items():
@@ -372,7 +372,7 @@ def resolve_config_path(path: str | os.PathLike[str]) -> Path:
     raise ConfigError(text, None, "config file not found")
 
 
-def _resolve_extends(name: Any, child: Path) -> Path:
+def _resolve_extends(name: object, child: Path) -> Path:
     if not isinstance(name, str) or not name.strip():
         raise ConfigError(child, "extends", f"expected a config file name, got {quoted(name)}")
     if os.path.isfile(child.parent / name):
@@ -387,7 +387,7 @@ def _resolve_extends(name: Any, child: Path) -> Path:
     return shipped
 
 
-def _anchor_edition(data: dict[str, Any], base_dir: Path) -> None:
+def _anchor_edition(data: dict[str, object], base_dir: Path) -> None:
     """Make a relative edition path absolute, relative to the file that names it."""
     value = data.get("edition")
     if isinstance(value, str) and is_edition_path(value):
@@ -451,7 +451,7 @@ def _override(data: dict[str, Any], origin: Origin, item: str, top: Path) -> Non
 
 
 def validate_config(
-    data: Mapping[str, Any],
+    data: Mapping[str, object],
     source: str | os.PathLike[str] | None = None,
     blame: Callable[[Sequence[str | int]], str | None] | None = None,
 ) -> GameConfig:
@@ -519,7 +519,7 @@ def config_hash(cfg: GameConfig) -> str:
     """
     payload = config_to_dict(cfg)
     payload.pop("edition")
-    canonical: dict[str, Any] = {"config": payload,
+    canonical: dict[str, object] = {"config": payload,
                                  "edition": cfg.edition_spec.model_dump(mode="json")}
     plugins = plugin_digests(cfg.seat_policies)
     if plugins:  # a config without plug-ins hashes as it always did

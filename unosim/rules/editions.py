@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import numpy as np
 from pydantic import Field, PrivateAttr, ValidationError, field_validator, model_validator
@@ -55,7 +55,7 @@ SPECIAL_RATE = {
 
 
 # --- edition models -----------------------------------------------------------
-def _str_keys(value: Any) -> Any:
+def _str_keys(value: object) -> object:
     """YAML reads ``0: 1`` with an int key; rank names are strings."""
     if isinstance(value, dict):
         return {
@@ -75,7 +75,7 @@ class Deck(StrictModel):
 
     @field_validator("numbers", "actions", mode="before")
     @classmethod
-    def _keys_as_str(cls, value: Any) -> Any:
+    def _keys_as_str(cls, value: object) -> object:
         return _str_keys(value)
 
     @field_validator("numbers")

@@ -11,11 +11,11 @@ from __future__ import annotations
 import difflib
 import os
 import reprlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 __all__ = [
     "MAX_MESSAGE",
@@ -127,7 +127,7 @@ _REPR.maxstring = _REPR.maxother = MAX_QUOTE
 _REPR.maxdict = _REPR.maxlist = _REPR.maxtuple = _REPR.maxset = _REPR.maxfrozenset = 4
 
 
-def quoted(value: Any) -> str:
+def quoted(value: object) -> str:
     """``repr(value)`` cut to ``MAX_QUOTE`` characters, in time bounded by that length.
 
     Only a few items of each container, a few levels deep, are looked at, so
@@ -151,7 +151,7 @@ def model_at(model: type[BaseModel], loc: Iterable[str | int]) -> type[BaseModel
     return current
 
 
-def _submodel(annotation: Any) -> type[BaseModel] | None:
+def _submodel(annotation: object) -> type[BaseModel] | None:
     """The BaseModel class inside ``X`` or ``X | None``."""
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
@@ -179,7 +179,7 @@ _BOUNDS = {
 
 
 def _describe(
-    err: Mapping[str, Any], model: type[BaseModel]
+    err: ErrorDetails, model: type[BaseModel]
 ) -> tuple[tuple[str | int, ...], str]:
     """A pydantic error as (key path, plain-words message)."""
     loc = tuple(err["loc"])

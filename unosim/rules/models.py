@@ -9,7 +9,7 @@ reads these declarations for every other layer.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
@@ -61,7 +61,7 @@ class Phrase:
     """
 
     template: str = ""
-    fixed: Mapping[Any, str] = field(default_factory=dict)
+    fixed: Mapping[Hashable, str] = field(default_factory=dict)
 
 
 Count = Annotated[int, Field(ge=0)]
@@ -162,7 +162,7 @@ class HabitParams(StrictModel):
 
 _CAUTIOUS = {"numbers_first": True, "keep_colors": True, "name_most_held": True}
 # Each habit policy is `HabitParams` with these set; ``random`` takes no parameters.
-POLICY_DEFAULTS: dict[str, dict[str, Any]] = {
+POLICY_DEFAULTS: dict[str, Mapping[str, bool | float]] = {
     "greedy": {"shed_points": True, "name_most_held": True},
     "cautious": _CAUTIOUS,
     "defender": {**_CAUTIOUS, "keep_stack_reserve": True},
@@ -175,7 +175,7 @@ POLICY_DEFAULTS: dict[str, dict[str, Any]] = {
 }
 
 
-def policy_params(policy: str, given: Mapping[str, Any] | None = None) -> HabitParams | None:
+def policy_params(policy: str, given: Mapping[str, object] | None = None) -> HabitParams | None:
     """A policy's parameters: its defaults under ``given``; None for ``random``.
 
     >>> policy_params("strategic", {"bluff_rate": 0.2}).bluff_rate
@@ -201,7 +201,7 @@ class SeatSpec(StrictModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _fill_defaults(cls, data: Any) -> Any:
+    def _fill_defaults(cls, data: object) -> object:
         if not isinstance(data, Mapping):
             return data
         # The policy's defaults go under the given params; pydantic then

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import NoneType, UnionType
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Literal, Union, get_args, get_origin
 
 import annotated_types
 from pydantic import BaseModel
@@ -96,7 +96,7 @@ def house_rule_switches() -> dict[str, str]:
     return {key: setting_label(key) for key, _ in _fields(HouseRules, "house_rules.")}
 
 
-def setting_phrase(key: str, value: Any) -> str:
+def setting_phrase(key: str, value: object) -> str:
     """A setting at a value, in words: '6 players', 'single rounds', 'no Seven-O'.
 
     >>> setting_phrase("decks", 1), setting_phrase("seats", None)
@@ -117,7 +117,7 @@ def setting_phrase(key: str, value: Any) -> str:
     return f"{label} {text}"
 
 
-def stacking_phrase(switches: Mapping[str, Any], short: bool = False) -> str:
+def stacking_phrase(switches: Mapping[str, object], short: bool = False) -> str:
     """'stacking (Draw Two on Draw Two)', 'full stacking (...)' or 'no stacking'.
 
     ``switches`` maps ``Stacking`` field names to on/off (missing means off);
@@ -136,8 +136,8 @@ def stacking_phrase(switches: Mapping[str, Any], short: bool = False) -> str:
     return f"{word} ({', '.join(on)})"
 
 
-def _flat(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def _flat(data: Mapping[str, object], prefix: str = "") -> dict[str, object]:
+    out: dict[str, object] = {}
     for key, value in data.items():
         if isinstance(value, Mapping):
             out.update(_flat(value, f"{prefix}{key}."))
@@ -223,7 +223,7 @@ def _number(x: object) -> str:
     return f"{x:g}" if isinstance(x, float) else str(x)
 
 
-def _values(annotation: Any, metadata: Sequence[Any] = ()) -> str:
+def _values(annotation: object, metadata: Sequence[object] = ()) -> str:
     """The values a field takes, as help text: 'true|false', 'round|match', '2..40'."""
     origin, args = get_origin(annotation), get_args(annotation)
     if annotation is bool:
@@ -234,7 +234,7 @@ def _values(annotation: Any, metadata: Sequence[Any] = ()) -> str:
         return " or ".join(_values(a) if a is not NoneType else "null" for a in args)
     if origin is list:
         return f"[{_values(args[0])}, ...]"
-    if annotation in (int, float):
+    if isinstance(annotation, type) and annotation in (int, float):
         low = next((m.ge for m in metadata if isinstance(m, annotated_types.Ge)), None)
         high = next((m.le for m in metadata if isinstance(m, annotated_types.Le)), None)
         if low is not None and high is not None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import codecs
 import os
 import stat
+from collections.abc import Hashable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -96,9 +97,11 @@ class _BoundedLoader(yaml.SafeLoader):
             what = "YAML aliases expand to" if self._aliased else "the YAML document has"
             raise _Refused(f"{what} more than {MAX_YAML_NODES} nodes")
 
-    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
-        event = self.peek_event()
-        line = event.start_mark.line + 1
+    def compose_node(self, parent: Node | None, index: int) -> Node | None:
+        # A node starts here, so the parser's next event is a node event, with its mark;
+        # the stubs leave peek_event untyped.
+        event: yaml.NodeEvent = self.peek_event()  # type: ignore[no-untyped-call]
+        line = event.start_mark.line + 1 if event.start_mark else 0
         if isinstance(event, yaml.AliasEvent):
             if event.anchor in self.anchors:  # else the base class reports it undefined
                 if event.anchor not in self._sizes:
@@ -131,8 +134,8 @@ class _BoundedLoader(yaml.SafeLoader):
                 None, None, f"cannot read this value: {reason}", node.start_mark
             ) from None
 
-    def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
-        first_at: dict[Any, int] = {}  # key -> index of its first pair in node.value
+    def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Hashable, Any]:
+        first_at: dict[Hashable, int] = {}  # key -> index of its first pair in node.value
         for i, (key_node, _) in enumerate(node.value):
             if key_node.tag == _MERGE_TAG:  # ``<<: *base`` keys may be overridden
                 continue

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from unosim import __version__
+from unosim._version import __version__
 from unosim.run.checkpoints import CHECKPOINT_FILES, array_digests, npz_writer
 from unosim.run.chunks import chunk_plan, growing_plan
 from unosim.run.errors import OutDirError, ResumeMismatchError
