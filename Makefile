@@ -25,7 +25,7 @@ demo: $(STAMP)
 # built wheel, made once); the session's wall time goes to reports/suite-time.json
 # for `make bench`. `pytest -m "not slow"` is the quick tier.
 test: lint typecheck
-	$(BIN)/pytest -n auto --maxprocesses 4 --dist loadscope --suite-time reports/suite-time.json
+	$(BIN)/pytest -n auto --maxprocesses 4 --dist loadscope --suite-time=reports/suite-time.json
 
 lint: $(STAMP)
 	$(BIN)/ruff check unosim tests scripts
