@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from unosim.rules.config import GameConfig, config_to_dict
-from unosim.rules.editions import Edition, list_editions
+from unosim.rules.editions import Edition, is_edition_path, list_editions
 from unosim.rules.errors import model_at
 from unosim.rules.models import HouseRules, Phrase, Stacking
 
@@ -201,7 +201,10 @@ def describe_difference(base: GameConfig, cfg: GameConfig) -> list[str]:
     items: list[str] = []
     if "edition" in changed:
         ed = cfg.edition_spec
-        items.append(ed.title + (f" ({ed.special.name})" if ed.special else " edition"))
+        if is_edition_path(cfg.edition):  # a copied edition keeps the title it was copied
+            items.append(cfg.name)        # from: the config's name says which it is
+        else:
+            items.append(ed.title + (f" ({ed.special.name})" if ed.special else " edition"))
     if stacked:
         switches = cfg.house_rules.stacking.model_dump()
         items.append(stacking_phrase(switches, short=len(changed) > len(stacked)))
@@ -256,6 +259,10 @@ def settings() -> list[Setting]:
         values, label = _values(info.annotation, info.metadata), setting_label(key)
         if key == "edition":  # its values are the shipped files, not a type
             values, label = "NAME|PATH", f"{label} (shipped: {', '.join(list_editions())})"
+        elif key == "seats":  # a union of three seat forms reads badly as types
+            values = "[SEAT, ...]|null"
+            label += (" (one per player; SEAT: a policy name, module:Class, file.py:Class or "
+                      "{policy: NAME, params: {...}}; overrides policy)")
         elif info.description:
             label += f" ({info.description})"
         out.append(Setting(key, label, values))
