@@ -333,7 +333,7 @@ def default_out(stem: str, identity: Any) -> Path:
     own folder (for ``--resume``).
 
     >>> default_out("compare-a-vs-b", {"kind": "compare", "games": 10}).as_posix()
-    'runs/compare-a-vs-b-3bd7d1'
+    'runs/compare-a-vs-b-3f0b98'
     """
     text = json.dumps(_plain(identity), sort_keys=True, separators=(",", ":"))
     digest = hashlib.sha256(text.encode()).hexdigest()[:6]
