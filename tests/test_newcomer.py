@@ -211,6 +211,12 @@ def test_plugin_seats_give_readable_run_names():
     name = variant_name("classic", [
         "seats=[examples/policies/first_legal.py:FirstLegal, random, random, random]"])
     assert name == "classic+seats-FirstLegal-random-random-random"
+    seats = ["seats=[examples/policies/first_legal.py:FirstLegal, random, random, random]",
+             "seats=[{policy: strategic, params: {bluff_rate: 0.2}}, random, random, random]"]
+    labels = difference_labels([load_config("classic"), *(load_config("classic", [s])
+                                                          for s in seats)])
+    assert labels[1:] == ["seats FirstLegal, random, random, random",
+                          "seats strategic (bluff_rate 0.2), random, random, random"]
 
 
 def test_a_copied_edition_is_labelled_by_its_config_name(tmp_path):

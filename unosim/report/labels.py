@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from unosim.rules.config import GameConfig, name_slug
-from unosim.rules.settings import describe_difference, settings
+from unosim.rules.settings import describe_difference, seat_words, settings
 from unosim.rules.yamlio import parse_yaml
 
 __all__ = ["difference_labels", "variant_name"]
@@ -37,26 +37,12 @@ def _token(key: str, value: Any) -> str:
     if value is False:
         return f"no_{leaf}"
     if isinstance(value, list):
-        text = ",".join(_seat_token(v) for v in value)
+        text = ",".join(seat_words(v) for v in value)
     elif isinstance(value, float):
         text = f"{value:g}"
     else:
         text = "null" if value is None else str(value)
     return f"{leaf}={text}"
-
-
-def _seat_token(seat: Any) -> str:
-    """A seat in a name: a plug-in by its class (``FirstLegal``), a mapping by its policy.
-
-    >>> _seat_token("examples/policies/first_legal.py:FirstLegal"), _seat_token("random")
-    ('FirstLegal', 'random')
-    >>> _seat_token({"policy": "strategic", "params": {"bluff_rate": 0.2}})
-    'strategic'
-    """
-    if isinstance(seat, Mapping):
-        seat = seat.get("policy", "seat")
-    text = str(seat)
-    return text.rpartition(":")[2] or text if ":" in text else text
 
 
 def variant_name(cfg_name: str, overrides: Sequence[str] | Mapping[str, Any]) -> str:

@@ -34,6 +34,7 @@ __all__ = [
     "describe_rules",
     "house_rule_switches",
     "rules_on",
+    "seat_words",
     "setting_label",
     "setting_phrase",
     "settings",
@@ -111,10 +112,30 @@ def setting_phrase(key: str, value: Any) -> str:
     phrase = next((m for m in info.metadata if isinstance(m, Phrase)), Phrase())
     if isinstance(value, Hashable) and value in phrase.fixed:
         return phrase.fixed[value]
-    text = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+    if isinstance(value, list):
+        text = ", ".join(seat_words(v) if key == "seats" else str(v) for v in value)
+    else:
+        text = str(value)
     if phrase.template:
         return phrase.template.format(text, s="" if value == 1 else "s")
     return f"{label} {text}"
+
+
+def seat_words(seat: Any) -> str:
+    """One seat in words: a plug-in by its class, a policy with its parameters.
+
+    >>> seat_words("examples/policies/first_legal.py:FirstLegal")
+    'FirstLegal'
+    >>> seat_words({"policy": "strategic", "params": {"bluff_rate": 0.2}})
+    'strategic (bluff_rate 0.2)'
+    """
+    if isinstance(seat, Mapping):
+        params = seat.get("params") or {}
+        inner = ", ".join(f"{k} {v}" for k, v in params.items()) if isinstance(
+            params, Mapping) else str(params)
+        return f"{seat.get('policy', 'seat')}" + (f" ({inner})" if inner else "")
+    text = str(seat)
+    return text.rpartition(":")[2] or text if ":" in text else text
 
 
 def stacking_phrase(switches: Mapping[str, Any], short: bool = False) -> str:
