@@ -34,8 +34,10 @@ def compare_cmd(configs: tuple[str, ...], games: int | None, seed: int | None,
     compare.parquet and charts to --out and prints one verdict per rule set.
 
     Each config runs into its own run dir OUT/runs/LABEL. An out dir that is
-    not empty needs --resume (finish an interrupted comparison), --force (run
-    it again) or --reuse (keep the finished runs that match).
+    not empty needs --resume (finish an interrupted comparison), --force
+    (remove the previous study's runs, then run this one) or --reuse (keep the
+    finished runs that match). The default OUT is runs/compare-NAMES-HASH, HASH
+    short for what is compared, so another --games or --precision gets its own.
     """
     from unosim.report.compare import run_comparison, write_comparison
     from unosim.report.labels import difference_labels

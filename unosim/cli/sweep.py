@@ -41,8 +41,10 @@ def sweep_cmd(config: str, varies: tuple[str, ...], baseline: str | None, games:
     are Holm-adjusted together.
 
     Each cell runs into its own run dir OUT/runs/CELL. An out dir that is not
-    empty needs --resume (finish an interrupted sweep), --force (run it again)
-    or --reuse (keep the finished cells that match).
+    empty needs --resume (finish an interrupted sweep), --force (remove the
+    previous study's cells, then run this one) or --reuse (keep the finished
+    cells that match). The default OUT is runs/sweep-NAME-HASH, HASH short for
+    the grid, games and seed, so another grid gets its own.
 
     Every cell plays the same games (--games, --seed), so the differences are
     the rules': games and seed cannot be varied. To replicate a sweep, run it
