@@ -243,3 +243,13 @@ def test_readme_plugin_example_is_small():
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     line = next(x for x in readme.splitlines() if "first_legal.py:FirstLegal" in x)
     assert "--games" in line and int(line.split("--games")[1].split()[0]) <= 2000
+
+
+def test_force_on_a_league_with_vary_clears_its_nested_cells(tmp_path):
+    out = tmp_path / "L"
+    common = ("--no-head-to-head", "--players", "2", "--games", "200", "--out", str(out), *FAST)
+    ok("league", "random", "greedy", "--vary", "house_rules.jump_in=false,true", *common)
+    assert list((out / "runs").glob("*/*/run.json"))
+    ok("league", "random", "cautious", *common, "--force")
+    assert not list((out / "runs").glob("*/*/run.json"))  # the --vary league's cells are gone
+    assert list((out / "runs").glob("*/run.json"))

@@ -456,12 +456,23 @@ def _discard_cells(out: Path, inputs: Iterable[Path],
     this, another study's cells would stay beside the new ones and its paired
     chunks would be read and refused one by one.
     """
-    from unosim.run.manifest import MANIFEST, discard_checkpoints, discard_run
+    from unosim.run.manifest import discard_checkpoints
 
     keep = {Path(d).resolve() for d in inputs}
-    runs = out / "runs"
-    cells = sorted(runs.iterdir()) if runs.is_dir() and not runs.is_symlink() else []
-    for d in cells:
+    _discard_under(out / "runs", keep, warn, depth=2)  # a league --vary nests one level
+    paired = out / "paired"
+    if paired.is_dir() and not paired.is_symlink():
+        discard_checkpoints(paired)
+
+
+def _discard_under(folder: Path, keep: set[Path], warn: Callable[[str], None] | None,
+                   depth: int) -> None:
+    """The run dirs and paired checkpoint folders in ``folder`` (and ``depth - 1`` below)."""
+    from unosim.run.manifest import MANIFEST, discard_checkpoints, discard_run
+
+    if depth < 1 or folder.is_symlink() or not folder.is_dir():
+        return
+    for d in sorted(folder.iterdir()):
         if d.is_symlink() or not d.is_dir() or d.resolve() in keep:
             continue
         if (d / MANIFEST).is_file():
@@ -472,9 +483,10 @@ def _discard_cells(out: Path, inputs: Iterable[Path],
                     warn(f"--force left {d} as it is: {exc}")
         elif d.name == "paired":  # a league's paired checkpoints
             discard_checkpoints(d)
-    paired = out / "paired"
-    if paired.is_dir() and not paired.is_symlink():
-        discard_checkpoints(paired)
+        else:
+            _discard_under(d, keep, warn, depth - 1)
+            with contextlib.suppress(OSError):  # kept if anything is left in it
+                d.rmdir()
 
 
 def _holds_files(out: Path) -> bool:
