@@ -65,7 +65,9 @@ def test_run_default_out_dir(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     r = invoke("run", CLASSIC, "--games", "50", "--seed", "9", "--jobs", "1", "-q")
     assert r.exit_code == 0, r.output
-    assert (tmp_path / "runs" / "classic-seed9" / "summary.json").is_file()
+    # runs/NAME-seedS-HASH: the hash keeps other games or rules out of this folder
+    made = list((tmp_path / "runs").glob("classic-seed9-*/summary.json"))
+    assert len(made) == 1 and len(made[0].parent.name) == len("classic-seed9-") + 6
 
 
 @pytest.mark.parametrize("args,words", [
@@ -103,8 +105,9 @@ def test_out_dir_errors(tmp_path):
                   ).exit_code == 0
     assert_one_line_error(invoke("run", CLASSIC, "--games", "50", "--out", str(out), "-q"),
                           "not empty", "--resume", "--force")
-    assert_one_line_error(invoke("run", CLASSIC, "--games", "60", "--out", str(out), "-q",
-                                 "--resume"), "games 50 -> 60")
+    # (more games would extend the run: tests/test_newcomer.py)
+    assert_one_line_error(invoke("run", CLASSIC, "--games", "40", "--out", str(out), "-q",
+                                 "--resume"), "games 50 -> 40")
     assert invoke("run", CLASSIC, "--games", "60", "--out", str(out), "-q", "--jobs", "1",
                   "--force").exit_code == 0
     blocker = tmp_path / "file"

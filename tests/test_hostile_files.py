@@ -353,7 +353,8 @@ def test_closed_stdout_is_one_line_and_never_written_to_descriptor_1(tmp_path):
 
 
 def error_line_of(r: subprocess.CompletedProcess[str]) -> str:
-    lines = r.stderr.splitlines()
+    """The one error line (stderr is a pipe: a run's progress lines come first)."""
+    lines = [x for x in r.stderr.splitlines() if not x.startswith("progress: ")]
     assert len(lines) == 1 and lines[0].startswith("unosim: error: "), r.stderr
     return lines[0]
 

@@ -58,13 +58,13 @@ def test_set_names_the_run_and_its_out_dir(tmp_path, monkeypatch):
     r = CliRunner().invoke(main, ["run", "classic", "--set", "house_rules.jump_in=true",
                                   "--games", "60", "--jobs", "1", "-q", "--no-report"])
     assert r.exit_code == 0, r.output
-    out = tmp_path / "runs" / "classic+jump_in-seed1"
+    (out,) = (tmp_path / "runs").glob("classic+jump_in-seed1-*")
     s = json.loads((out / "summary.json").read_text())
     assert s["config_name"] == "classic+jump_in" and s["config"]["house_rules"]["jump_in"]
     assert "classic+jump_in: 60 rounds" in r.stdout
     plain = CliRunner().invoke(main, ["run", "classic", "--games", "60", "--jobs", "1", "-q",
                                       "--no-report"])
-    assert plain.exit_code == 0 and (tmp_path / "runs" / "classic-seed1").is_dir()
+    assert plain.exit_code == 0 and len(list((tmp_path / "runs").glob("classic-seed1-*"))) == 1
 
 
 # --- --format json ----------------------------------------------------------------

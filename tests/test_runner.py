@@ -150,7 +150,7 @@ def test_resume_refuses_a_different_run(cfg, tmp_path):
     before = sorted(p.name for p in (out / "chunks").iterdir())
     other = load_config("configs/classic.yaml", ["players=5"])
     cases = [(cfg, 1000, 2, None, "seed 1 -> 2"), (other, 1000, 1, None, "config changed"),
-             (cfg, 2000, 1, None, "games 1000 -> 2000"), (cfg, 1000, 1, 10, "chunk_size")]
+             (cfg, 500, 1, None, "games 1000 -> 500"), (cfg, 1000, 1, 10, "chunk_size")]
     for c, games, seed, chunk, what in cases:
         with pytest.raises(ResumeMismatchError, match=what):
             run_simulation(c, games=games, seed=seed, jobs=1, out=out, resume=True,
@@ -276,12 +276,24 @@ def test_progress_bar_only_on_a_terminal(monkeypatch):
     import unosim.run.runner as runner
 
     monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
-    assert runner._progress_bar(True, 10, 0).disable
+    assert isinstance(runner._progress_bar(True, 10, 0), runner._ProgressLines)  # a log
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
-    assert runner._progress_bar(False, 10, 0).disable  # --quiet
+    assert isinstance(runner._progress_bar(False, 10, 0), runner._NoProgress)  # --quiet
     bar = runner._progress_bar(True, 10, 0)
     assert not bar.disable
     bar.close()
+
+
+def test_progress_lines_at_each_tenth_and_at_the_end(capsys):
+    import unosim.run.runner as runner
+
+    lines = runner._ProgressLines(100, 30)
+    for _ in range(7):
+        lines.update(10)
+    lines.close()
+    said = capsys.readouterr().err.splitlines()
+    assert [s.split(" games")[0] for s in said] == [
+        f"progress: {n} of 100 ({n}%)" for n in range(40, 101, 10)]
 
 
 def test_records_match_the_replayed_games(cfg, tmp_path):

@@ -18,6 +18,7 @@ import click
 from unosim._version import __version__
 from unosim.cli.advise import advise_cmd
 from unosim.cli.compare import compare_cmd
+from unosim.cli.configs import configs_cmd, report_cmd
 from unosim.cli.console import EXIT_ERROR, Group, one_line
 from unosim.cli.editions import editions_cmd
 from unosim.cli.league import league_cmd
@@ -59,6 +60,6 @@ def main() -> None:
     """UNO rules-variant simulator: play one game, run millions, compare rule sets."""
 
 
-for _command in (play_cmd, run_cmd, editions_cmd, compare_cmd, sweep_cmd, league_cmd,
-                 advise_cmd, view_cmd):
+for _command in (play_cmd, run_cmd, configs_cmd, editions_cmd, compare_cmd, sweep_cmd,
+                 league_cmd, advise_cmd, view_cmd, report_cmd):
     main.add_command(_command)

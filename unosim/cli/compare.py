@@ -13,7 +13,8 @@ from unosim.cli.console import CliError, Command, compile_notice, info, warn
 
 
 @click.command("compare", cls=Command)
-@click.argument("configs", nargs=-1, required=True, metavar="A.yaml B.yaml [C.yaml ...]")
+@click.argument("configs", nargs=-1, required=True, metavar="A.yaml B.yaml [C.yaml ...]",
+                shell_complete=options.complete_config)
 @options.study
 @options.answers
 def compare_cmd(configs: tuple[str, ...], games: int | None, seed: int | None,
@@ -33,13 +34,14 @@ def compare_cmd(configs: tuple[str, ...], games: int | None, seed: int | None,
     compare.parquet and charts to --out and prints one verdict per rule set.
 
     Each config runs into its own run dir OUT/runs/LABEL. An out dir that is
-    not empty needs --resume (finish an interrupted comparison), --force (run
-    it again) or --reuse (keep the finished runs that match).
+    not empty needs --resume (finish an interrupted comparison), --force
+    (remove the previous study's runs, then run this one) or --reuse (keep the
+    finished runs that match). The default OUT is runs/compare-NAMES-HASH, HASH
+    short for what is compared, so another --games or --precision gets its own.
     """
     from unosim.report.compare import run_comparison, write_comparison
     from unosim.report.labels import difference_labels
-    from unosim.report.runs import load_run, study_dir, study_identity
-    from unosim.rules.config import name_slug
+    from unosim.report.runs import default_out, load_run, study_dir, study_identity
 
     if len(configs) < 2:
         raise click.UsageError("compare needs at least two configs (A.yaml B.yaml ...)")
@@ -66,16 +68,16 @@ def compare_cmd(configs: tuple[str, ...], games: int | None, seed: int | None,
     fresh = [c for i, c in enumerate(cfgs) if i not in prebuilt]
     n_games = cap if cap is not None else games if games is not None else (
         fresh[0].games if fresh else 0)
-    out_dir = Path(out) if out is not None else Path("runs") / name_slug(
-        "compare-" + "-vs-".join(c.name for c in cfgs))
+    identity = study_identity("compare", seeds=seeds, games=n_games, precision=precision,
+                              configs=[prebuilt.get(i, c) for i, c in enumerate(cfgs)])
+    out_dir = Path(out) if out is not None else default_out(
+        "compare-" + "-vs-".join(c.name for c in cfgs), identity)
     text = fmt == "text"
     info(quiet or not text, f"comparing {len(cfgs)} configs, "
          + (f"until the paired interval is ±{precision:g} (at most {n_games:,} games)"
             if precision is not None else f"{n_games:,} games each") + f" -> {out_dir}")
     if fresh:
         compile_notice(quiet or not text)
-    identity = study_identity("compare", seeds=seeds, games=n_games, precision=precision,
-                              configs=[prebuilt.get(i, c) for i, c in enumerate(cfgs)])
     with study_dir(out_dir, identity, resume=resume, force=force, reuse=reuse,
                    inputs=[r.out for r in prebuilt.values()], warn=warn):
         cmp = run_comparison(cfgs, games=n_games, seeds=seeds, out=out_dir, jobs=jobs,

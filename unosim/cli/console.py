@@ -183,7 +183,7 @@ class Command(click.Command):
         for param in self.get_params(ctx):
             section = getattr(param, "help_section", None)
             if section is not None:
-                title, rows = section()
+                title, rows = section(ctx)
                 with formatter.section(title):
                     formatter.write_dl(rows)
         super().format_epilog(ctx, formatter)

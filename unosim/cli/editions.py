@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import click
 
 from unosim.cli.console import Command
+from unosim.cli.options import format_option
 
 
 def editions_table() -> str:
@@ -37,7 +41,19 @@ def editions_table() -> str:
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
 
+def editions_json() -> list[dict[str, Any]]:
+    """Each shipped edition as its validated data, with its name and deck size."""
+    from unosim.rules.editions import deck_counts, list_editions, load_edition
+
+    return [{"name": name, "cards": int(deck_counts(ed).sum()), **ed.model_dump(mode="json")}
+            for name in list_editions() for ed in [load_edition(name)]]
+
+
 @click.command("editions", cls=Command)
-def editions_cmd() -> None:
+@format_option
+def editions_cmd(fmt: str) -> None:
     """List the shipped editions and how each differs from classic."""
-    click.echo(editions_table(), nl=False)
+    if fmt == "json":
+        click.echo(json.dumps(editions_json(), indent=2))
+    else:
+        click.echo(editions_table(), nl=False)

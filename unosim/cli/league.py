@@ -22,9 +22,11 @@ def _policy(text: str) -> Any:
 
 
 @click.command("league", cls=Command)
-@click.argument("policies", nargs=-1, required=True, metavar="POLICY POLICY [...]")
+@click.argument("policies", nargs=-1, required=True, metavar="POLICY POLICY [...]",
+                shell_complete=options.complete_policy)
 @click.option("--config", "config", default="classic", show_default=True,
-              metavar="RULES.yaml", help="The rule set (a file or shipped config name).")
+              metavar="RULES.yaml", shell_complete=options.complete_config,
+              help="The rule set (a file or shipped config name).")
 @click.option("--players", type=click.IntRange(2), default=None,
               help="Players at each table (default: the config's).")
 @click.option("--vary", default=None, metavar="KEY=VALUES",
@@ -63,8 +65,7 @@ def league_cmd(policies: tuple[str, ...], config: str, players: int | None, vary
     """
     from unosim.report.grid import parse_vary
     from unosim.report.league import LeagueError, check_options, run_league, write_league
-    from unosim.report.runs import study_dir, study_identity
-    from unosim.rules.config import name_slug
+    from unosim.report.runs import default_out, study_dir, study_identity
 
     games, cap = options.games_and_cap(games, precision, max_games)
     if len(policies) < 2:
@@ -75,15 +76,15 @@ def league_cmd(policies: tuple[str, ...], config: str, players: int | None, vary
     except LeagueError as exc:
         raise CliError(exc) from None
     seats = [_policy(p) for p in policies]
-    out_dir = Path(out) if out is not None else Path("runs") / name_slug(
-        "league-" + "-".join(policies))
-    text = fmt == "text"
-    compile_notice(quiet or not text)
     base = options.load(config, overrides)
     identity = study_identity("league", config=base, policies=seats, players=players,
                               vary=[axis] if axis else [], head_to_head=head_to_head,
                               games=cap or games or base.games,
                               seed=base.seed if seed is None else seed, precision=precision)
+    out_dir = Path(out) if out is not None else default_out(
+        "league-" + "-".join(policies), identity)
+    text = fmt == "text"
+    compile_notice(quiet or not text)
     with study_dir(out_dir, identity, resume=resume, force=force, reuse=reuse, warn=warn):
         try:
             ls = run_league(config, seats, players=players, overrides=overrides, vary=axis,

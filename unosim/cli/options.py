@@ -22,6 +22,8 @@ __all__ = [
     "backend",
     "chunk_size",
     "command_line",
+    "complete_config",
+    "complete_policy",
     "games_and_cap",
     "answers",
     "force",
@@ -51,24 +53,78 @@ F = TypeVar("F", bound=Callable[..., Any])
 BACKENDS = ("loky", "threads", "dask")
 
 
+# Keys that size a run of many games: meaningless where one round is played.
+_MANY_GAMES_KEYS = ("games", "seed")
+_ONE_ROUND_COMMANDS = ("play", "advise")
+
+
 class _SetOption(click.Option):
     """``--set``: the command's help lists every settable key, completion offers them."""
 
-    def help_section(self) -> tuple[str, list[tuple[str, str]]]:
-        """A help section of its own (see `unosim.cli.console.Command.format_epilog`)."""
+    def help_section(self, ctx: click.Context | None = None
+                     ) -> tuple[str, list[tuple[str, str]]]:
+        """A help section of its own (see `unosim.cli.console.Command.format_epilog`).
+
+        ``play`` and ``advise`` play one position: ``games=``/``seed=`` are not theirs.
+        """
         from unosim.rules.settings import settings
 
-        return "Settings (--set KEY=VALUE)", [(f"{s.key}={s.values}", s.label)
-                                              for s in settings()]
+        one_round = ctx is not None and ctx.command.name in _ONE_ROUND_COMMANDS
+        return "Settings (--set KEY=VALUE)", [
+            (f"{s.key}={s.values}", s.label) for s in settings()
+            if not (one_round and s.key in _MANY_GAMES_KEYS)]
+
+
+def _setting_values(key: str, values: str) -> list[str]:
+    """The values completion offers for a setting: its choices, or none for a range.
+
+    >>> _setting_values("mode", "round|match"), _setting_values("players", "2..40")
+    (['round', 'match'], [])
+    """
+    from unosim.rules.models import POLICY_NAMES
+
+    if key == "edition":
+        from unosim.rules.editions import list_editions
+
+        return list_editions()
+    if key == "policy":
+        return list(POLICY_NAMES)
+    if key == "seats":
+        return ["[" + ", ".join(["random"] * 4) + "]", "null"]
+    if "|" in values and not any(c in values for c in "[ ."):
+        return values.split("|")
+    return []
 
 
 def _complete_setting(ctx: click.Context, param: click.Parameter,
                       incomplete: str) -> list[CompletionItem]:
-    """``--set`` keys for shell completion, each with its label."""
+    """``--set`` keys for shell completion, each with its label; after ``KEY=``, its values."""
     from unosim.rules.settings import settings
 
+    key, sep, value = incomplete.partition("=")
+    if sep:
+        return [CompletionItem(f"{key}={v}") for s in settings() if s.key == key
+                for v in _setting_values(s.key, s.values) if v.startswith(value)]
     return [CompletionItem(f"{s.key}=", help=s.label) for s in settings()
             if s.key.startswith(incomplete)]
+
+
+def complete_config(ctx: click.Context, param: click.Parameter,
+                    incomplete: str) -> list[CompletionItem]:
+    """A CONFIG argument: the built-in config names, then files."""
+    from unosim.rules.yamlio import list_shipped
+
+    return [*(CompletionItem(n) for n in list_shipped() if n.startswith(incomplete)),
+            CompletionItem(incomplete, type="file")]
+
+
+def complete_policy(ctx: click.Context, param: click.Parameter,
+                    incomplete: str) -> list[CompletionItem]:
+    """A POLICY argument: the built-in policy names, then files (a plug-in file.py:Class)."""
+    from unosim.rules.models import POLICY_NAMES
+
+    return [*(CompletionItem(n) for n in POLICY_NAMES if n.startswith(incomplete)),
+            CompletionItem(incomplete, type="file")]
 
 
 overrides: Callable[[F], F] = click.option(
@@ -81,8 +137,8 @@ seed: Callable[[F], F] = click.option(
     help="Seed (default: each config's own `seed`).")
 games: Callable[[F], F] = click.option(
     "--games", type=click.IntRange(1, MAX_GAMES), default=None,
-    help="Games to simulate per config: rounds, or matches in match mode "
-         "(default: the config's `games`; compare: the first config's).")
+    help="Games to simulate: rounds, or matches in match mode (default: the config's "
+         "`games`).")
 
 
 def _positive(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:

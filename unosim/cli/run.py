@@ -13,7 +13,7 @@ from unosim.cli.console import Command, compile_engine, compile_notice, warn
 
 
 @click.command("run", cls=Command)
-@click.argument("config")
+@click.argument("config", shell_complete=options.complete_config)
 @options.games
 @options.precision
 @options.max_games
@@ -39,13 +39,14 @@ def run_cmd(config: str, games: int | None, precision: float | None, max_games: 
 
     With --set, the run is named after the config and its overrides
     (``classic+jump_in`` for ``classic --set house_rules.jump_in=true``), so
-    variants never share a default DIR. DIR (--out; default runs/NAME-seedS)
+    variants never share a default DIR. DIR (--out; default runs/NAME-seedS-HASH,
+    HASH short for the rules, games and precision)
     is locked while the command runs. It must be new or empty, or hold a run:
     --resume continues that run, --force discards it (only the files it
     wrote; a directory holding no run is never cleared).
     """
     from unosim.report.labels import variant_name
-    from unosim.rules.config import name_slug
+    from unosim.report.runs import default_run_out
     from unosim.rules.plugins import is_plugin_name
     from unosim.run import check_run_dir, lock_out_dir, record_outputs, run_simulation
 
@@ -55,7 +56,8 @@ def run_cmd(config: str, games: int | None, precision: float | None, max_games: 
         cfg = cfg.model_copy(update={"name": variant_name(cfg.name, overrides)})
     games = cap if cap is not None else cfg.games if games is None else games
     seed = cfg.seed if seed is None else seed
-    out_dir = Path(out) if out is not None else Path("runs") / f"{name_slug(cfg.name)}-seed{seed}"
+    out_dir = Path(out) if out is not None else default_run_out(cfg, seed=seed, games=games,
+                                                                precision=precision)
     text = fmt == "text"
     # The precision target goes to the runner only when given (games is then its cap).
     target: dict[str, Any] = {} if precision is None else {"precision": precision}

@@ -15,7 +15,7 @@ from unosim.cli.console import Command, compile_notice, info, warn
 F = TypeVar("F", bound=Callable[..., Any])
 
 @click.command("sweep", cls=Command)
-@click.argument("config")
+@click.argument("config", shell_complete=options.complete_config)
 @click.option("--vary", "varies", multiple=True, required=True, metavar="KEY=VALUES",
               help="A grid axis: players=2..10, or a comma list of YAML values "
                    "(house_rules.jump_in=false,true). Repeatable; the first is the x axis.")
@@ -41,14 +41,17 @@ def sweep_cmd(config: str, varies: tuple[str, ...], baseline: str | None, games:
     are Holm-adjusted together.
 
     Each cell runs into its own run dir OUT/runs/CELL. An out dir that is not
-    empty needs --resume (finish an interrupted sweep), --force (run it again)
-    or --reuse (keep the finished cells that match).
+    empty needs --resume (finish an interrupted sweep), --force (remove the
+    previous study's cells, then run this one) or --reuse (keep the finished
+    cells that match). The default OUT is runs/sweep-NAME-HASH, HASH short for
+    the grid, games and seed, so another grid gets its own.
 
     Every cell plays the same games (--games, --seed), so the differences are
     the rules': games and seed cannot be varied. To replicate a sweep, run it
     again with another --seed and --out.
     """
-    from unosim.report.runs import study_dir, study_identity
+    from unosim.report.grid import build_cells
+    from unosim.report.runs import default_out, study_dir, study_identity
     from unosim.report.sweep import (
         default_baseline,
         parse_baseline,
@@ -56,14 +59,20 @@ def sweep_cmd(config: str, varies: tuple[str, ...], baseline: str | None, games:
         run_sweep,
         write_sweep,
     )
-    from unosim.rules.config import name_slug
 
     games, cap = options.games_and_cap(games, precision, max_games)
     axes = [parse_vary(v) for v in varies]
     # a bad --baseline fails before anything runs
     base_of = parse_baseline(baseline, axes) if baseline is not None else default_baseline(axes)
     margin_map = options.parse_margins(margins)
-    out_dir = Path(out) if out is not None else Path("runs") / name_slug(f"sweep-{Path(config).stem}")
+    # every cell's keys and values are checked before the out dir is looked at
+    cells = build_cells(config, axes, overrides)
+    base = options.load(config, overrides)
+    identity = study_identity("sweep", config=base, axes=axes, baseline=base_of,
+                              games=cap or games or base.games,
+                              seed=base.seed if seed is None else seed, precision=precision)
+    out_dir = Path(out) if out is not None else default_out(
+        f"sweep-{Path(config).stem}", identity)
     text = fmt == "text"
 
     def on_cell(i: int, n: int, cell: Any, seconds: float) -> None:
@@ -71,16 +80,12 @@ def sweep_cmd(config: str, varies: tuple[str, ...], baseline: str | None, games:
         info(quiet or not text, f"[{i + 1}/{n}] {what}: {cell.run.rounds:,} rounds")
 
     compile_notice(quiet)
-    base = options.load(config, overrides)
-    identity = study_identity("sweep", config=base, axes=axes, baseline=base_of,
-                              games=cap or games or base.games,
-                              seed=base.seed if seed is None else seed, precision=precision)
     with study_dir(out_dir, identity, resume=resume, force=force, reuse=reuse, warn=warn):
         sweep = run_sweep(config, axes, baseline=baseline,
                           games=cap if cap is not None else games, seed=seed, out=out_dir,
                           jobs=jobs, overrides=overrides, progress=not quiet, reuse=reuse,
                           resume=resume, force=force, precision=precision, margins=margin_map,
-                          on_cell=on_cell, on_warning=warn, backend=backend,
+                          on_cell=on_cell, on_warning=warn, backend=backend, cells=cells,
                           scheduler=scheduler)
         cmd = options.command_line("sweep", [config], [
             ("--vary", varies), ("--baseline", baseline),

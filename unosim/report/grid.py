@@ -29,7 +29,7 @@ from typing import Any
 
 from unosim.report.runs import Run
 from unosim.rules.config import GameConfig, load_config
-from unosim.rules.errors import ConfigError, quoted
+from unosim.rules.errors import ConfigError, clip, quoted
 from unosim.rules.settings import house_rule_switches, setting_label, stacking_phrase
 from unosim.rules.yamlio import parse_yaml
 
@@ -181,7 +181,14 @@ def build_cells(config: str | Path, axes: Sequence[Axis], overrides: Sequence[st
     cells = []
     for combo in itertools.product(*[list(zip(a.values, a.texts, strict=True)) for a in axes]):
         sets = [f"{a.key}={text}" for a, (_, text) in zip(axes, combo, strict=True)]
-        cfg = load_config(config, [*overrides, *sets])
+        try:
+            cfg = load_config(config, [*overrides, *sets])
+        except ConfigError as exc:  # a --vary value is applied as a --set: say --vary
+            src = exc.source or ""
+            if any(src.endswith(f" --set {clip(s)}") for s in sets):
+                raise ConfigError(src.replace(" --set ", " --vary ", 1), exc.key,
+                                  exc.message) from None
+            raise
         cells.append(Cell(tuple(v for v, _ in combo), tuple(t for _, t in combo), cfg))
     return cells
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from unosim.rules.config import GameConfig, name_slug
-from unosim.rules.settings import describe_difference, settings
+from unosim.rules.settings import describe_difference, seat_words, settings
 from unosim.rules.yamlio import parse_yaml
 
 __all__ = ["difference_labels", "variant_name"]
@@ -37,7 +37,7 @@ def _token(key: str, value: Any) -> str:
     if value is False:
         return f"no_{leaf}"
     if isinstance(value, list):
-        text = ",".join(map(str, value))
+        text = ",".join(seat_words(v) for v in value)
     elif isinstance(value, float):
         text = f"{value:g}"
     else:

@@ -22,6 +22,7 @@ option ever writes into a folder that is not empty and holds no manifest
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import math
 import os
@@ -57,7 +58,8 @@ from unosim.run.files import write_json
 from unosim.run.lock import is_lock_file
 from unosim.run.manifest import read_checked, read_manifest, rules_hash
 
-__all__ = ["STUDY", "Job", "Run", "cell_dirs", "check_reuse", "check_study", "load_run",
+__all__ = ["STUDY", "Job", "Run", "cell_dirs", "check_reuse", "check_study", "default_out",
+           "default_run_out", "load_run",
            "paired_turns_half_width", "read_study", "run_config", "run_jobs", "run_paired",
            "study_dir", "study_identity"]
 
@@ -321,6 +323,35 @@ def _plain(value: Any) -> Any:
     return f"{type(value).__name__}:{value}"  # a YAML date in a policy's params, ...
 
 
+def default_out(stem: str, identity: Any) -> Path:
+    """The default out dir of a command: ``runs/STEM-HASH``, HASH short for ``identity``.
+
+    ``identity`` is what decides the runs (a study's `study_identity`, a run's
+    rules, seed and games), so two commands that would run different things
+    never share a default folder (the README's ``compare ... --games 200000``
+    then ``--precision 0.05``), while the same command again lands on its
+    own folder (for ``--resume``).
+
+    >>> default_out("compare-a-vs-b", {"kind": "compare", "games": 10}).as_posix()
+    'runs/compare-a-vs-b-3f0b98'
+    """
+    text = json.dumps(_plain(identity), sort_keys=True, separators=(",", ":"))
+    digest = hashlib.sha256(text.encode()).hexdigest()[:6]
+    return Path("runs") / f"{name_slug(stem)}-{digest}"
+
+
+def default_run_out(cfg: GameConfig, *, seed: int, games: int,
+                    precision: float | None = None) -> Path:
+    """``unosim run``'s default out dir: ``runs/NAME-seedS-HASH`` (see `default_out`).
+
+    The hash covers the rules (`rules_hash`: a plug-in's source too), games and
+    precision, so ``run classic --games 1000`` then ``--games 2000`` write to
+    two folders.
+    """
+    return default_out(f"{cfg.name}-seed{seed}", {"rules": rules_hash(cfg), "seed": seed,
+                                                   "games": games, "precision": precision})
+
+
 def read_study(out: Path) -> dict[str, Any]:
     """The validated identity in ``out/study.json``; `OutDirError` (one line) if it is none."""
     identity: dict[str, Any] = read_checked(out / STUDY, "study manifest",
@@ -398,6 +429,8 @@ def study_dir(out: Path, identity: dict[str, Any], *, resume: bool, force: bool,
                               "read-only: use another --out")
     with lock_out_dir(out, warn):
         old = check_study(out, identity, resume=resume, force=force, reuse=reuse)
+        if force and old is not None:
+            _discard_cells(out, inputs, warn)
         if old != identity:
             try:
                 write_json(out / STUDY, {"study_version": STUDY_VERSION, "identity": identity,
@@ -412,6 +445,48 @@ def study_dir(out: Path, identity: dict[str, Any], *, resume: bool, force: bool,
                 with contextlib.suppress(OSError):
                     (out / STUDY).unlink()
             raise
+
+
+def _discard_cells(out: Path, inputs: Iterable[Path],
+                   warn: Callable[[str], None] | None) -> None:
+    """``--force`` on a study: remove the previous study's cells and paired checkpoints.
+
+    Only run dirs (a valid ``run.json``) under ``out/runs`` lose the files their
+    run wrote; input run dirs, symlinks and anything else are left alone. Without
+    this, another study's cells would stay beside the new ones and its paired
+    chunks would be read and refused one by one.
+    """
+    from unosim.run.manifest import discard_checkpoints
+
+    keep = {Path(d).resolve() for d in inputs}
+    _discard_under(out / "runs", keep, warn, depth=2)  # a league --vary nests one level
+    paired = out / "paired"
+    if paired.is_dir() and not paired.is_symlink():
+        discard_checkpoints(paired)
+
+
+def _discard_under(folder: Path, keep: set[Path], warn: Callable[[str], None] | None,
+                   depth: int) -> None:
+    """The run dirs and paired checkpoint folders in ``folder`` (and ``depth - 1`` below)."""
+    from unosim.run.manifest import MANIFEST, discard_checkpoints, discard_run
+
+    if depth < 1 or folder.is_symlink() or not folder.is_dir():
+        return
+    for d in sorted(folder.iterdir()):
+        if d.is_symlink() or not d.is_dir() or d.resolve() in keep:
+            continue
+        if (d / MANIFEST).is_file():
+            try:
+                discard_run(d)
+            except OutDirError as exc:
+                if warn is not None:
+                    warn(f"--force left {d} as it is: {exc}")
+        elif d.name == "paired":  # a league's paired checkpoints
+            discard_checkpoints(d)
+        else:
+            _discard_under(d, keep, warn, depth - 1)
+            with contextlib.suppress(OSError):  # kept if anything is left in it
+                d.rmdir()
 
 
 def _holds_files(out: Path) -> bool:

@@ -204,6 +204,7 @@ def run_sweep(
     margins: Mapping[str, Margin] | None = None,
     on_cell: Callable[[int, int, Cell, float], None] | None = None,
     on_warning: Callable[[str], None] | None = None,
+    cells: list[Cell] | None = None,
     **backend_opts: Any,
 ) -> Sweep:
     """Validate every cell, run them all in lockstep (into ``out/runs/<cell>``), compare.
@@ -214,7 +215,8 @@ def run_sweep(
     is at most ``precision`` (``games`` is then the cap). ``reuse`` and
     ``resume`` continue from the chunks on disk, ``force`` clears every cell
     dir first (see `unosim.run.run_lockstep`). ``margins`` override
-    `DEFAULT_MARGINS` per metric key.
+    `DEFAULT_MARGINS` per metric key. ``cells``: `build_cells`'s answer, when
+    the caller checked them already.
     """
     import time
 
@@ -223,7 +225,7 @@ def run_sweep(
         raise VaryError("a sweep needs at least one --vary")
     base_of = (parse_baseline(baseline, axes) if baseline is not None
                else default_baseline(axes))
-    cells = build_cells(config, axes, overrides)
+    cells = build_cells(config, axes, overrides) if cells is None else cells
     first = cells[0].cfg
     games = first.games if games is None else games
     seed = first.seed if seed is None else seed

@@ -67,7 +67,7 @@ from unosim.rules.models import (
     policy_params,
 )
 from unosim.rules.plugins import is_plugin_name, plugin_digests
-from unosim.rules.yamlio import parse_yaml, read_yaml, shipped_file
+from unosim.rules.yamlio import is_bare, list_shipped, parse_yaml, read_yaml, shipped_file
 
 __all__ = [
     "Behaviour",
@@ -77,6 +77,7 @@ __all__ = [
     "Stacking",
     "config_hash",
     "config_to_dict",
+    "did_you_mean",
     "load_config",
     "name_slug",
     "resolved_rules",
@@ -229,7 +230,8 @@ class GameConfig(StrictModel):
                 names = ", ".join(POLICY_NAMES)
                 raise KeyedValueError(
                     i, f"expected a policy ({names}), a plug-in module:Class or "
-                    f"{{policy: NAME, params: {{...}}}}, got {quoted(item)}")
+                    f"{{policy: NAME, params: {{...}}}}, got {quoted(item)}"
+                    + did_you_mean(item, POLICY_NAMES))
         return out
 
     @model_validator(mode="before")
@@ -369,7 +371,21 @@ def resolve_config_path(path: str | os.PathLike[str]) -> Path:
         return shipped
     if os.path.exists(p):  # a directory or a device: reading it says which
         return p
-    raise ConfigError(text, None, "config file not found")
+    hint = did_you_mean(Path(text).stem, list_shipped()) if is_bare(text) else ""
+    raise ConfigError(text, None, f"config file not found{hint}"
+                      + ("" if hint else " (unosim configs lists the built-in ones)"))
+
+
+def did_you_mean(text: Any, known: Sequence[str]) -> str:
+    """`` (did you mean 'x'?)`` when ``text`` is a near miss of one of ``known``, else ''.
+
+    >>> did_you_mean("clasic", ["classic", "stacking"]), did_you_mean("zzz", ["classic"])
+    (" (did you mean 'classic'?)", '')
+    """
+    if not isinstance(text, str):
+        return ""
+    hint = difflib.get_close_matches(text, known, n=1)
+    return f" (did you mean {hint[0]!r}?)" if hint else ""
 
 
 def _resolve_extends(name: object, child: Path) -> Path:

@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from unosim.rules.config import GameConfig, config_to_dict
-from unosim.rules.editions import Edition, list_editions
+from unosim.rules.editions import Edition, is_edition_path, list_editions
 from unosim.rules.errors import model_at
 from unosim.rules.models import HouseRules, Phrase, Stacking
 
@@ -34,6 +34,7 @@ __all__ = [
     "describe_rules",
     "house_rule_switches",
     "rules_on",
+    "seat_words",
     "setting_label",
     "setting_phrase",
     "settings",
@@ -111,10 +112,30 @@ def setting_phrase(key: str, value: object) -> str:
     phrase = next((m for m in info.metadata if isinstance(m, Phrase)), Phrase())
     if isinstance(value, Hashable) and value in phrase.fixed:
         return phrase.fixed[value]
-    text = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+    if isinstance(value, list):
+        text = ", ".join(seat_words(v) if key == "seats" else str(v) for v in value)
+    else:
+        text = str(value)
     if phrase.template:
         return phrase.template.format(text, s="" if value == 1 else "s")
     return f"{label} {text}"
+
+
+def seat_words(seat: object) -> str:
+    """One seat in words: a plug-in by its class, a policy with its parameters.
+
+    >>> seat_words("examples/policies/first_legal.py:FirstLegal")
+    'FirstLegal'
+    >>> seat_words({"policy": "strategic", "params": {"bluff_rate": 0.2}})
+    'strategic (bluff_rate 0.2)'
+    """
+    if isinstance(seat, Mapping):
+        params = seat.get("params") or {}
+        inner = ", ".join(f"{k} {v}" for k, v in params.items()) if isinstance(
+            params, Mapping) else str(params)
+        return f"{seat.get('policy', 'seat')}" + (f" ({inner})" if inner else "")
+    text = str(seat)
+    return text.rpartition(":")[2] or text if ":" in text else text
 
 
 def stacking_phrase(switches: Mapping[str, object], short: bool = False) -> str:
@@ -201,7 +222,10 @@ def describe_difference(base: GameConfig, cfg: GameConfig) -> list[str]:
     items: list[str] = []
     if "edition" in changed:
         ed = cfg.edition_spec
-        items.append(ed.title + (f" ({ed.special.name})" if ed.special else " edition"))
+        if is_edition_path(cfg.edition):  # a copied edition keeps the title it was copied
+            items.append(cfg.name)        # from: the config's name says which it is
+        else:
+            items.append(ed.title + (f" ({ed.special.name})" if ed.special else " edition"))
     if stacked:
         switches = cfg.house_rules.stacking.model_dump()
         items.append(stacking_phrase(switches, short=len(changed) > len(stacked)))
@@ -256,6 +280,10 @@ def settings() -> list[Setting]:
         values, label = _values(info.annotation, info.metadata), setting_label(key)
         if key == "edition":  # its values are the shipped files, not a type
             values, label = "NAME|PATH", f"{label} (shipped: {', '.join(list_editions())})"
+        elif key == "seats":  # a union of three seat forms reads badly as types
+            values = "[SEAT, ...]|null"
+            label += (" (one per player; SEAT: a policy name, module:Class, file.py:Class or "
+                      "{policy: NAME, params: {...}}; overrides policy)")
         elif info.description:
             label += f" ({info.description})"
         out.append(Setting(key, label, values))

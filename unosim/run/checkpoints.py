@@ -147,6 +147,8 @@ def _load_chunk(out: Path, expect: dict[str, Any], shapes: dict[str, tuple[int, 
         raise ValueError("its metadata is not an object")
     for k, v in expect.items():
         if meta.get(k) != v:
+            if k in ("start", "count", "config_hash"):  # whole, of another plan or run
+                raise ForeignChunk(f"{k} is {meta.get(k)!r}, expected {v!r}")
             raise ValueError(f"{k} is {meta.get(k)!r}, expected {v!r}")
     agg = read_arrays(path, shapes)
     if meta.get("digest") != _digest(agg):

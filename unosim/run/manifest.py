@@ -18,6 +18,7 @@ wrote and nothing else. An out dir is one of:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Callable, Iterable
@@ -40,6 +41,7 @@ __all__ = [
     "MANIFEST",
     "MANIFEST_VERSION",
     "check_out",
+    "discard_run",
     "make_manifest",
     "prepare_out",
     "read_checked",
@@ -172,10 +174,13 @@ def check_out(out: Path, manifest: dict[str, Any], resume: bool, force: bool,
                           "run dir: use another --out")
     old = read_manifest(out)
     if resume:
+        # more games extend a run of fixed games: its chunks are the longer run's first ones
+        grows = (old.get("precision") is None and manifest.get("precision") is None
+                 and old["games"] < manifest["games"])
         diffs = [_changed(old, manifest)] if old["rules_hash"] != manifest["rules_hash"] else []
         diffs += [f"{k} {old.get(k)!r} -> {manifest.get(k)!r}"
                   for k in ("seed", "games", "chunk_size", "records", "precision")
-                  if old.get(k) != manifest.get(k)]
+                  if old.get(k) != manifest.get(k) and not (k == "games" and grows)]
         if diffs:
             what = "; ".join(diffs)
             raise ResumeMismatchError(f"cannot resume {out}: it holds a different run ({what}); "
@@ -194,8 +199,11 @@ def _owned(name: str, names: Iterable[str]) -> bool:
     return name in names or (m is not None and m["name"] in names)
 
 
-def _clear(out: Path, old: dict[str, Any]) -> None:
-    """Remove the files the run of manifest ``old`` wrote into ``out``, and only those."""
+def _clear(out: Path, old: dict[str, Any], names: tuple[str, ...] = RUN_FILES) -> None:
+    """Remove the files the run of manifest ``old`` wrote into ``out``, and only those.
+
+    ``names``: the files every run owns (none for a folder of paired checkpoints).
+    """
     for folder, pattern in CHECKPOINT_FILES.items():
         d = out / folder
         if d.is_symlink() or not d.is_dir():
@@ -205,10 +213,30 @@ def _clear(out: Path, old: dict[str, Any]) -> None:
                 p.unlink()
         if not any(d.iterdir()):
             d.rmdir()
-    names = (*old.get("outputs", []), *RUN_FILES)
+    owned = (*old.get("outputs", []), *names)
     for p in sorted(_contents(out), key=lambda p: p.name == MANIFEST):
-        if _owned(p.name, names) and (p.is_symlink() or not p.is_dir()):
+        if _owned(p.name, owned) and (p.is_symlink() or not p.is_dir()):
             p.unlink()
+
+
+def discard_run(out: Path) -> None:
+    """Remove the run in ``out``: the files its manifest says it wrote, then ``out`` if empty.
+
+    A study's ``--force`` discards the previous study's cells this way, so no
+    stale cell or checkpoint of another study is left behind. A folder without
+    a valid manifest raises `OutDirError` and is left as it is; so are files the
+    run did not write.
+    """
+    _clear(out, read_manifest(out))
+    with contextlib.suppress(OSError):  # something else (a lock, a user's file) stays
+        out.rmdir()
+
+
+def discard_checkpoints(out: Path) -> None:
+    """Remove the chunk files (paired moments) in ``out/chunks``, and ``out`` if then empty."""
+    _clear(out, {"outputs": []}, names=())
+    with contextlib.suppress(OSError):
+        out.rmdir()
 
 
 def prepare_out(out: Path, manifest: dict[str, Any], old: dict[str, Any] | None,

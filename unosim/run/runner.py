@@ -68,9 +68,17 @@ from unosim.run.chunks import (
     default_chunk_size,
     growing_plan,
 )
-from unosim.run.errors import BadOptionError, RunInterrupted
+from unosim.run.errors import BadOptionError, OutDirError, RunInterrupted
 from unosim.run.lock import lock_out_dir
-from unosim.run.manifest import check_out, make_manifest, prepare_out, save_results
+from unosim.run.manifest import (
+    MANIFEST,
+    check_out,
+    make_manifest,
+    prepare_out,
+    read_manifest,
+    rules_hash,
+    save_results,
+)
 
 if TYPE_CHECKING:
     from unosim.rules.config import GameConfig
@@ -163,12 +171,65 @@ class Lockstep:
     stop: dict[str, Any] | None = None
 
 
+PROGRESS_EVERY = 30.0  # seconds between progress lines when stderr is not a terminal
+
+
+class _ProgressLines:
+    """Progress as plain lines, for a stderr that is not a terminal (a log, CI, a pipe).
+
+    A tqdm bar there is either hidden or a stream of carriage returns; a slow
+    run (a plug-in seat plays about 100 rounds/s) would then say nothing for
+    minutes. One line at each tenth of the games (or, without a known end,
+    every `PROGRESS_EVERY` seconds), and one at the end.
+    """
+
+    def __init__(self, total: int | None, initial: int) -> None:
+        self.total, self.done = total, initial
+        self.t0 = self.last = time.perf_counter()
+        self.tenth = self._tenth()
+
+    def _tenth(self) -> int:
+        return 10 * self.done // self.total if self.total else 0
+
+    def _say(self) -> None:
+        seconds = time.perf_counter() - self.t0
+        of = f" of {self.total:,} ({100 * self.done // self.total}%)" if self.total else ""
+        print(f"progress: {self.done:,}{of} games, {seconds:.0f} s", file=sys.stderr,
+              flush=True)
+        self.last = time.perf_counter()
+
+    def update(self, n: int) -> None:
+        self.done += n
+        tenth = self._tenth()
+        if tenth > self.tenth or (self.total is None
+                                  and time.perf_counter() - self.last >= PROGRESS_EVERY):
+            self.tenth = tenth
+            self._say()
+
+    def close(self) -> None:
+        if self.total is None or self.tenth < 10:  # the last line says where it ended
+            self._say()
+            self.tenth = 10
+
+
+class _NoProgress:
+    def update(self, n: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
 def _progress_bar(enabled: bool, total: int | None, initial: int) -> Any:
+    """A tqdm bar on a terminal, `_ProgressLines` elsewhere, nothing if not ``enabled``."""
+    if not enabled:
+        return _NoProgress()
+    if not sys.stderr.isatty():
+        return _ProgressLines(total, initial)
     from tqdm import tqdm
 
     return tqdm(total=total, initial=initial, unit="game", unit_scale=True, file=sys.stderr,
-                dynamic_ncols=True, smoothing=0.1,
-                disable=not (enabled and sys.stderr.isatty()))
+                dynamic_ncols=True, smoothing=0.1)
 
 
 def run_simulation(
@@ -279,7 +340,8 @@ def run_lockstep(
         chunk_size = chunk_size or MIN_CHUNK
         plan = growing_plan(games, chunk_size)
     else:
-        chunk_size = chunk_size or default_chunk_size(games * len(cfgs))
+        chunk_size = (chunk_size or _extended_chunk_size(out_dirs, resume)
+                      or default_chunk_size(games * len(cfgs)))
         plan = chunk_plan(games, chunk_size)
     plugins = tuple(plugin_seats(c.seat_policies) for c in cfgs)
     if records and any(plugins):
@@ -309,7 +371,10 @@ def run_lockstep(
                               for d, m, o in zip(out_dirs, manifests, olds, strict=True))
             if po is not None:
                 (po / "chunks").mkdir(parents=True, exist_ok=True)
-        job = _Job(cfgs, ccs, list(keys), seed, pairs, plan, out_dirs, po, records, stop, warn)
+        # Chunk files are keyed by the rules, seed and game range, not by the run's
+        # games: a resume with more --games reuses every chunk of the shorter run.
+        chunk_keys = [rules_hash(c) for c in cfgs]
+        job = _Job(cfgs, ccs, chunk_keys, seed, pairs, plan, out_dirs, po, records, stop, warn)
         res = job.run(execute, progress, games)
         elapsed = time.perf_counter() - t0
         dirs: list[Path | None] = list(out_dirs) if out_dirs else [None] * len(cfgs)
@@ -340,6 +405,28 @@ def check_run_dir(cfg: GameConfig, *, games: int, seed: int, out: str | os.PathL
                           else default_chunk_size(int(games)))
     _, manifest = _manifest(cfg, int(games), int(seed), size, records, precision)
     check_out(Path(out), manifest, resume, force, lambda _msg: None)
+
+
+def _extended_chunk_size(outs: Sequence[Path] | None, resume: bool) -> int | None:
+    """On ``resume``, the chunk size the run(s) in ``outs`` used, if they agree on one.
+
+    A run resumed with more games keeps its chunk size (the default one grows
+    with the games), so that its chunks are the first chunks of the longer run.
+    """
+    if not resume or not outs:
+        return None
+    sizes = set()
+    for d in outs:
+        if not (d / MANIFEST).is_file():
+            return None
+        try:
+            old = read_manifest(d)
+        except OutDirError:
+            return None  # check_out says why, under the lock
+        if old.get("precision") is not None:
+            return None
+        sizes.add(old["chunk_size"])
+    return sizes.pop() if len(sizes) == 1 else None
 
 
 def _manifest(cfg: GameConfig, games: int, seed: int, chunk_size: int, records: bool,

@@ -1,0 +1,95 @@
+"""``unosim configs`` and ``unosim report``: what ships with unosim, and a run's report again."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from unosim.cli import options
+from unosim.cli.console import CliError, Command, warn
+
+
+def config_rows() -> list[dict[str, Any]]:
+    """One row per built-in config: its name, edition title, players and question.
+
+    The question is the config file's opening comment (each one asks what it
+    answers), so the list says why to pick it, not only what it sets.
+    """
+    from unosim.rules.config import load_config
+    from unosim.rules.yamlio import list_shipped, shipped_file
+
+    rows = []
+    for name in list_shipped():
+        cfg = load_config(name)
+        path = shipped_file(name)
+        rows.append({"name": name, "edition": cfg.edition_spec.title, "players": cfg.players,
+                     "about": _opening_comment(path) if path else ""})
+    return rows
+
+
+def _opening_comment(path: Path) -> str:
+    """The comment lines a YAML file opens with, joined into one line."""
+    lines = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            break
+        lines.append(line.lstrip("#").strip())
+    text = " ".join(part for part in lines if part)
+    return first_sentence(text)
+
+
+def first_sentence(text: str, limit: int = 100) -> str:
+    """The first sentence of ``text`` (to its first '?' or '. '), cut at ``limit`` characters.
+
+    >>> first_sentence("How long is a round? Every other config extends this one.")
+    'How long is a round?'
+    >>> first_sentence("x" * 120)[-4:], len(first_sentence("x" * 120))
+    ('xxx…', 100)
+    """
+    ends = [i + 1 for i in (text.find("? "), text.find(". ")) if i >= 0]
+    head = text[:min(ends)] if ends else text
+    return head if len(head) <= limit else head[:limit - 1].rstrip() + "…"
+
+
+@click.command("configs", cls=Command)
+@options.format_option
+def configs_cmd(fmt: str) -> None:
+    """List the built-in configs (name them without a path: unosim run stacking)."""
+    rows = config_rows()
+    if fmt == "json":
+        click.echo(json.dumps(rows, indent=2))
+        return
+    width = max(len(r["name"]) for r in rows)
+    ed_width = max(len(r["edition"]) for r in rows)
+    for r in rows:
+        click.echo(f"{r['name']:<{width}}  {r['edition']:<{ed_width}}  {r['players']:>2}p  "
+                   f"{r['about']}".rstrip())
+
+
+@click.command("report", cls=Command)
+@click.argument("run_dir", type=click.Path(file_okay=False))
+def report_cmd(run_dir: str) -> None:
+    """Write RUN_DIR's report (report.md, report.html, charts) again from its aggregates.
+
+    RUN_DIR is a finished run (its summary.json and aggregates.npz, checked
+    against its run.json); nothing is simulated. Use it after upgrading unosim,
+    or for a run made with --no-report.
+    """
+    from unosim.report.run_report import write_report
+    from unosim.report.runs import load_run
+    from unosim.run import lock_out_dir, record_outputs
+
+
+    out = Path(run_dir)
+    if not out.is_dir():
+        raise CliError(f"{out} is not a finished run directory (no such folder)")
+    with lock_out_dir(out, warn):
+        try:
+            run = load_run(out)
+        except ValueError as exc:
+            raise CliError(exc) from None
+        record_outputs(out, write_report(out, run.cfg, run.aggregates, run.summary))
+    click.echo(f"report written to {out / 'report.html'} (and report.md, charts)")
