@@ -187,7 +187,7 @@ def test_view_writes_one_offline_page(tmp_path: Path) -> None:
     ("not json\n", "line 1: not JSON"),
     ('{"e": "turn", "p": 0}\n', "starts with a deal"),
     ("[1, 2]\n", "not a trace event"),
-    ("[" * 100_000 + "\n", "not JSON"),
+    ("[" * 100_000 + "\n", "nests"),
 ])
 def test_view_bad_input_is_one_line(tmp_path: Path, content: str | None, message: str) -> None:
     trace = tmp_path / "t.jsonl"
