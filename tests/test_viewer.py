@@ -426,3 +426,28 @@ def test_compare_and_sweep_link_the_same_game_under_each_rule_set(
         shown.append(_page_data(Path("s", link)))
     rules = [(d["players"], d["house"]) for d in shown]
     assert rules[0] != rules[1]  # the game under two rule sets
+
+
+def test_a_report_s_example_link_opens_its_viewer_in_chromium(
+        browser: Browser, tmp_path: Path) -> None:  # noqa: F811
+    out = tmp_path / "run"
+    res = _run("run", "jump_in", "--games", "100", "--seed", "5", "--out", str(out), "--quiet",
+               "--jobs", "1")
+    assert res.exit_code == 0, res.output
+    page = Page(browser, (out / "report.html").as_uri())
+    try:
+        links = page.js("Array.from(document.querySelectorAll('a[href^=\"example-\"]'), "
+                        "a => a.getAttribute('href'))")
+        assert len(links) == 3
+        page.js(f"document.querySelector('a[href=\"{links[-1]}\"]').click()")
+        page.b.wait_for("Page.loadEventFired", page.session)
+        assert page.js("location.pathname").endswith(links[-1])
+        assert page.js("window.viewer.steps") == len(_page_data(out / links[-1])["steps"])
+        page.key("End")
+        assert "jumps in" in page.js(
+            "Array.from(document.querySelectorAll('#log li'), li => li.textContent)"
+            ".join(' ')")
+        errors = page.errors()
+    finally:
+        page.close()
+    assert not errors, f"console errors: {json.dumps(errors)[:2000]}"
