@@ -14,6 +14,8 @@ from __future__ import annotations
 import base64
 import copy
 import json
+import re
+import shlex
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -29,8 +31,10 @@ from unosim.engine.state import compile_config
 from unosim.engine.trace import to_jsonl
 from unosim.report.viewer import (
     COLOR_WORDS,
+    STACK_CANDIDATES,
     event_words,
     pick_examples,
+    stack_chain,
     viewer_data,
     write_examples,
     write_viewer,
@@ -143,7 +147,7 @@ def test_event_words() -> None:
 
 # --- example games of a run ----------------------------------------------------------------
 @pytest.mark.parametrize(("config", "extra"), [("jump_in", "most_jumps"),
-                                               ("stacking_full", "biggest_stack")])
+                                               ("stacking_full", "longest_stack")])
 def test_examples_are_the_games_they_claim(tmp_path: Path, config: str, extra: str) -> None:
     cc = compile_config(load_config(config))
     games = range(100, 220)
@@ -156,10 +160,12 @@ def test_examples_are_the_games_they_claim(tmp_path: Path, config: str, extra: s
     if extra == "most_jumps":
         jumps = {g: sum(e["e"] == "jump" for e in ev) for g, ev in traced.items()}
         assert jumps[picks[extra]] == max(jumps.values()) > 0
-    else:
-        stack = {g: max([len(e["cards"]) for e in ev if e["e"] == "draw"
-                         and e["cause"] == "stack"] or [0]) for g, ev in traced.items()}
-        assert stack[picks[extra]] == max(stack.values()) > 0
+    else:  # the longest chain among the games with the most stacked cards drawn
+        stacked = {g: sum(len(e["cards"]) for e in ev if e["e"] == "draw"
+                          and e["cause"] == "stack") for g, ev in traced.items()}
+        top = sorted(games, key=lambda g: -stacked[g])[:STACK_CANDIDATES]
+        chains = {g: stack_chain(traced[g]) for g in top}
+        assert stack_chain(traced[picks[extra]]) == max(chains.values()) > 1
     pages = write_examples(cc, 4, games, tmp_path, name=config)
     for what, (g, path) in pages.items():
         assert g == picks[what] and path == tmp_path / f"{config}-{g}.html" and path.is_file()
@@ -187,7 +193,7 @@ def test_view_writes_one_offline_page(tmp_path: Path) -> None:
     ("not json\n", "line 1: not JSON"),
     ('{"e": "turn", "p": 0}\n', "starts with a deal"),
     ("[1, 2]\n", "not a trace event"),
-    ("[" * 100_000 + "\n", "not JSON"),
+    ("[" * 100_000 + "\n", "nests"),
 ])
 def test_view_bad_input_is_one_line(tmp_path: Path, content: str | None, message: str) -> None:
     trace = tmp_path / "t.jsonl"
@@ -327,6 +333,120 @@ def test_a_link_opens_at_an_event_and_a_seat(browser: Browser, tmp_path: Path) -
         assert page.js("document.getElementById('view').value") == "2"
         for q, h in enumerate(page.hands()):
             assert all((c is None) == (q != 2) for c in h)
+        errors = page.errors()
+    finally:
+        page.close()
+    assert not errors, f"console errors: {json.dumps(errors)[:2000]}"
+
+
+# --- the reports link viewers --------------------------------------------------------------
+def _page_data(path: Path) -> dict[str, Any]:
+    """The data a viewer page draws (the JSON inline in it)."""
+    text = path.read_text()
+    blob = text.split('<script id="data" type="application/json">', 1)[1].split("</script>")[0]
+    return json.loads(blob.replace("<\\/", "</"))
+
+
+def _replays_as_played(page: Path, command: str, tmp_path: Path) -> None:
+    """``command`` (``unosim play ... --trace-format jsonl``) writes the trace whose viewer
+    shows what ``page`` shows, event by event."""
+    trace = tmp_path / f"{page.stem}.jsonl"
+    res = _run(*shlex.split(command)[1:], "--out", str(trace))
+    assert res.exit_code == 0, res.output
+    events = [json.loads(x) for x in trace.read_text().splitlines()]
+    assert _page_data(page)["steps"] == viewer_data(events)["steps"]
+
+
+def test_a_run_report_links_replayable_example_games(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "run"
+    res = _run("run", "stacking", "--games", "300", "--seed", "3", "--out", str(out), "--quiet",
+               "--jobs", "1")
+    assert res.exit_code == 0, res.output
+    md, page = (out / "report.md").read_text(), (out / "report.html").read_text()
+    rows = re.findall(r"\| (.+?) \| \[game (\d+)\]\(([^)]+)\) \| `([^`]+)` \|", md)
+    assert {r[0] for r in rows} == {"A typical game (median length)", "The longest game",
+                                    "The game with the longest stacking chain"}
+    outputs = json.loads((out / "run.json").read_text())["outputs"]
+    for _, game, link, command in rows:
+        assert f'href="{link}"' in page and (out / link).is_file() and link in outputs
+        assert command == f"unosim play stacking --seed 3 --game {game} --trace-format jsonl"
+        _replays_as_played(out / link, command, tmp_path)
+    # a run of fewer games picks again; the earlier run's pages go
+    res = _run("run", "stacking", "--games", "40", "--seed", "3", "--out", str(out), "--quiet",
+               "--jobs", "1", "--force")
+    assert res.exit_code == 0, res.output
+    linked = set(re.findall(r"\]\((example-[^)]+\.html)\)", (out / "report.md").read_text()))
+    assert {p.name for p in out.glob("example-*.html")} == linked
+
+
+def test_jump_in_examples_and_a_variant_s_command(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    res = _run("run", "classic", "--set", "house_rules.jump_in=true", "--games", "200",
+               "--seed", "2", "--out", "r", "--quiet", "--jobs", "1")
+    assert res.exit_code == 0, res.output
+    md = Path("r/report.md").read_text()
+    rows = re.findall(r"\| (.+?) \| \[game (\d+)\]\(([^)]+)\) \| `([^`]+)` \|", md)
+    assert "The game with the most jump-ins" in {r[0] for r in rows}
+    for _, _, link, command in rows:  # a variant plays from its resolved config's copy
+        assert command.startswith("unosim play r/example-")
+        _replays_as_played(Path("r") / link, command, tmp_path)
+
+
+def test_a_plug_in_run_s_report_says_why_it_has_no_examples(tmp_path: Path) -> None:
+    plugin = Path(__file__).parent.parent / "examples/policies/first_legal.py"
+    out = tmp_path / "run"
+    res = _run("run", "classic", "--set", f"seats=[{plugin}:FirstLegal, random]",
+               "--set", "players=2", "--games", "10", "--out", str(out), "--quiet",
+               "--jobs", "1")
+    assert res.exit_code == 0, res.output
+    md = (out / "report.md").read_text()
+    assert "No example games are shown: seat 0 plays a plug-in policy" in md
+    assert not list(out.glob("example-*"))
+
+
+@pytest.mark.parametrize("kind", ["compare", "sweep"])
+def test_compare_and_sweep_link_the_same_game_under_each_rule_set(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    monkeypatch.chdir(tmp_path)
+    args = (["compare", "classic", "stacking"] if kind == "compare" else
+            ["sweep", "classic", "--vary", "players=2,3"])
+    res = _run(*args, "--games", "150", "--out", "s", "--quiet", "--jobs", "1")
+    assert res.exit_code == 0, res.output
+    md, page = Path(f"s/{kind}.md").read_text(), Path(f"s/{kind}.html").read_text()
+    assert "## The same game under each rule set" in md
+    rows = re.findall(r"\| (.+?) \| \[game (\d+)\]\(([^)]+)\) \| `([^`]+)` \|", md)
+    assert len(rows) == 2 and len({r[1] for r in rows}) == 1  # one game, each rule set
+    shown = []
+    for _, _, link, command in rows:
+        assert f'href="{link}"' in page and Path("s", link).is_file()
+        _replays_as_played(Path("s", link), command, tmp_path)
+        shown.append(_page_data(Path("s", link)))
+    rules = [(d["players"], d["house"]) for d in shown]
+    assert rules[0] != rules[1]  # the game under two rule sets
+
+
+def test_a_report_s_example_link_opens_its_viewer_in_chromium(
+        browser: Browser, tmp_path: Path) -> None:  # noqa: F811
+    out = tmp_path / "run"
+    res = _run("run", "jump_in", "--games", "100", "--seed", "5", "--out", str(out), "--quiet",
+               "--jobs", "1")
+    assert res.exit_code == 0, res.output
+    page = Page(browser, (out / "report.html").as_uri())
+    try:
+        links = page.js("Array.from(document.querySelectorAll('a[href^=\"example-\"]'), "
+                        "a => a.getAttribute('href'))")
+        assert len(links) == 3
+        page.js(f"document.querySelector('a[href=\"{links[-1]}\"]').click()")
+        page.b.wait_for("Page.loadEventFired", page.session)
+        assert page.js("location.pathname").endswith(links[-1])
+        assert page.js("window.viewer.steps") == len(_page_data(out / links[-1])["steps"])
+        page.key("End")
+        assert "jumps in" in page.js(
+            "Array.from(document.querySelectorAll('#log li'), li => li.textContent)"
+            ".join(' ')")
         errors = page.errors()
     finally:
         page.close()

@@ -20,6 +20,7 @@ import click
 import numpy as np
 
 from unosim.cli.console import CliError, Command, compile_notice
+from unosim.cli.view import read_trace
 from unosim.rules.limits import MAX_PLAYERS, MAX_SEED, MIN_PLAYERS, PLAYOUT_POLICIES
 
 
@@ -205,214 +206,6 @@ def advise(r: Any, playouts: int, precision: float | None, playout: str,
 
 
 # --- a position from a trace -------------------------------------------------------------
-EDITION_RULES = {"first_flip", "wd4_wilds_block", "uno_penalty", "special", "special_points"}
-
-
-def read_trace(path: Path) -> list[dict[str, Any]]:
-    """The events of a JSONL trace (docs/trace.md), read within the bounds of
-    `unosim.engine.trace.read_events`; any problem is one line."""
-    from unosim.engine.trace import TraceError, read_events
-
-    try:
-        return read_events(path)
-    except TraceError as exc:
-        raise CliError(exc) from None
-    except OSError as exc:
-        raise CliError(f"{path}: {exc.strerror or exc}") from None
-
-
-def _flat(d: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
-    out: list[tuple[str, Any]] = []
-    for k, v in d.items():
-        out += _flat(v, f"{prefix}{k}.") if isinstance(v, dict) else [(prefix + k, v)]
-    return out
-
-
-def trace_config(deal: dict[str, Any]) -> Any:
-    """The compiled config a deal event describes: its edition with its resolved rules
-    as overrides, checked to give back exactly those rules."""
-    from unosim.engine.state import compile_config
-    from unosim.rules.config import ConfigError, load_config
-
-    rules = deal.get("rules")
-    if not isinstance(rules, dict):
-        raise CliError("the trace's deal event has no rules")
-    sets = [f"edition={json.dumps(deal.get('edition'))}"] + [
-        f"{k}={json.dumps(v)}" for k, v in _flat(rules) if k not in EDITION_RULES]
-    try:
-        cc = compile_config(load_config("classic", sets))
-    except ConfigError as exc:
-        raise CliError(f"the trace's rules: {exc}") from exc
-    if cc.rules != rules:
-        diff = next(k for k, v in _flat(rules) if dict(_flat(cc.rules)).get(k) != v)
-        raise CliError(f"the trace's rules are not those of edition {deal.get('edition')!r} "
-                       f"(rule {diff})")
-    return cc
-
-
-def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    return {k: v for k, v in a.items() if k != "round"} == {
-        k: v for k, v in b.items() if k != "round"}
-
-
-class _Replay:
-    """A `Round` driven along a trace: at each decision the legal action whose events
-    are the trace's next ones. The rules' only randomness is forced to the trace's
-    outcome: behaviour rates are set to 0 or 1 from the events ahead, and before a
-    reshuffle the discard pile under its top is reordered so the engine's shuffle
-    gives the pile the trace shows."""
-
-    SKIP = ("ev", "cl")
-
-    def __init__(self, r: Any, trace: list[dict[str, Any]], t: int) -> None:
-        self.r, self.trace, self.t = r, trace, t
-        self.rates = r.C.cf.copy()
-
-    def _field(self, name: str) -> np.ndarray:
-        """A state field as a snapshot needs it: what each seat knows only for the
-        seats at this table (the array is sized for the largest table)."""
-        v = self.r.S[name]
-        return v[: self.r.players, : self.r.players] if name == "known" else v
-
-    def snapshot(self) -> tuple[dict[str, np.ndarray], int]:
-        S = self.r.S
-        return ({n: np.array(self._field(n), copy=True) for n in S.dtype.names
-                 if n not in self.SKIP and not n.startswith("x_")}, len(self.r._events))
-
-    def restore(self, snap: tuple[dict[str, np.ndarray], int]) -> None:
-        fields, n = snap
-        for name, v in fields.items():
-            self._field(name)[...] = v
-        del self.r._events[n:]
-
-    def force_rates(self, slip: float) -> None:
-        from unosim.engine import state as L
-
-        cf, ahead = self.r.C.cf, self.trace[self.t:]
-        cf[:] = self.rates
-        uno = next((e for e in ahead if e["e"] == "uno"), None)
-        if uno is not None:
-            cf[L.F_UNO_FORGET] = 0.0 if uno.get("called") else 1.0
-            cf[L.F_UNO_CATCH] = 1.0 if uno.get("caught") else 0.0
-        movie = next((e for e in ahead if e["e"] == "special"
-                      and e.get("special") == "movie_madness"), None)
-        if movie is not None:
-            cf[L.F_MOVIE_FAIL] = 1.0 if movie.get("outcome") == "failed" else 0.0
-        cf[L.F_SLIP] = slip
-
-    def matches(self, new: list[dict[str, Any]]) -> int:
-        """How many of ``new`` agree with the trace from ``t`` (len(new): all)."""
-        for i, e in enumerate(new):
-            if self.t + i >= len(self.trace) or not _same(e, self.trace[self.t + i]):
-                return i
-        return len(new)
-
-    def permutation(self, n: int) -> np.ndarray:
-        """Where the engine's next shuffle of ``n`` cards takes each (out[i] = in[perm[i]])."""
-        from unosim.engine.table import shuffle_row
-
-        S = self.r.S
-        snap = self.snapshot()
-        S.piles[0, :n] = np.arange(n)
-        shuffle_row(S, 0, n)
-        perm = S.piles[0, :n].copy()
-        self.restore(snap)
-        return perm
-
-    def fix_reshuffle(self, got: list[str], want: list[str]) -> bool:
-        """Make the action's reshuffle give ``want`` instead of ``got``: choose the
-        stream (nothing else in a replay draws from it) so that the cards played in
-        the action land where the trace has them, and order the rest of the discard."""
-        from unosim.engine import state as L
-        from unosim.engine.rng import seed_game
-        from unosim.rules.cards import kind
-
-        S, n = self.r.S, len(want)
-        nd0 = int(S.s[L.S_NDISC])
-        w = np.array([kind(c) for c in want])
-        held = np.empty(n, np.int64)  # the discard under the top at the reshuffle
-        held[self.permutation(n)] = [kind(c) for c in got]
-        if sorted(held) != sorted(w):
-            return False
-        fixed = np.arange(max(nd0 - 1, 0), n)
-        for attempt in range(5000):
-            if attempt:
-                seed_game(S.rng, np.uint64(attempt), np.uint64(0x5EED), 0)
-            perm = self.permutation(n)
-            inv = np.empty(n, np.int64)
-            inv[perm] = np.arange(n)
-            if (w[inv[fixed]] == held[fixed]).all():
-                free = perm < nd0 - 1
-                S.piles[1, perm[free]] = w[free]
-                return True
-        return False
-
-    def trial(self, a: int, slip: float) -> int:
-        """Apply ``a`` (kept if all its events match the trace); -1 when they do not,
-        else the number of events it wrote."""
-        for _ in range(3):
-            snap = self.snapshot()
-            self.force_rates(slip)
-            self.r.apply(a)
-            new = self.r._events[snap[1]:]
-            ok = self.matches(new)
-            if ok == len(new):
-                return ok
-            self.restore(snap)
-            got, want = new[ok], self.trace[self.t + ok] if self.t + ok < len(self.trace) else {}
-            if not (got["e"] == want.get("e") == "reshuffle"
-                    and self.fix_reshuffle(list(got["draw"]), list(want["draw"]))):
-                return -1
-        return -1
-
-    def candidates(self) -> list[tuple[int, float]]:
-        from unosim.engine import state as L
-
-        slip = float(self.rates[L.F_SLIP])
-        slips = [0.0, 1.0] if 0.0 < slip < 1.0 else [slip]
-        return [(a, s) for a in self.r.legal_actions() for s in slips]
-
-    def step(self, depth: int = 0) -> int:
-        """Take the decision's action that follows the trace; how many events it wrote."""
-        empty: list[tuple[int, float]] = []
-        best, most = (0, 0.0), 0
-        for a, s in self.candidates():  # the longest match: a slip may follow a turn
-            snap = self.snapshot()
-            n = self.trial(a, s)
-            self.restore(snap)
-            if n > most:
-                best, most = (a, s), n
-            elif n == 0:
-                empty.append((a, s))
-        if most > 0:
-            self.trial(*best)
-            self.t += most
-            return most
-        for a, s in empty:  # an action without events (a wild before its color, a pass)
-            snap = self.snapshot()
-            self.trial(a, s)
-            if depth < 12 and not self.r.is_over and self.lookahead(depth + 1):
-                self.restore(snap)
-                self.trial(a, s)
-                return 0
-            self.restore(snap)
-        raise CliError(f"cannot follow the trace at event {self.t} "
-                       f"({self.trace[self.t]['e'] if self.t < len(self.trace) else 'end'})")
-
-    def lookahead(self, depth: int) -> bool:
-        t = self.t
-        try:
-            self.step(depth)
-            return True
-        except CliError:
-            return False
-        finally:
-            self.t = t
-
-    def done(self) -> None:
-        self.r.C.cf[:] = self.rates
-
-
 def _check_deck(cc: Any, deck: list[str]) -> None:
     """The deal's cards must be exactly the config's deck (a replay from any other
     deck would advise on a game that cannot happen)."""
@@ -430,13 +223,17 @@ def round_at_event(trace: list[dict[str, Any]], n: int, seed: int = 0) -> Any:
     """The `Round` at the decision that wrote event ``n`` (or that follows the
     ``turn`` event ``n``), rebuilt from its round's deal along the trace."""
     from unosim.engine.game import IllegalActionError, Round
+    from unosim.engine.replay import Follower, TraceReplayError, trace_config
 
     if not 0 <= n < len(trace):
         raise CliError(f"--event {n}: the trace has events 0..{len(trace) - 1}")
     d = max(i for i in range(n + 1) if trace[i]["e"] == "deal") if any(
         trace[i]["e"] == "deal" for i in range(n + 1)) else 0
     deal = trace[d]
-    cc = trace_config(deal)
+    try:
+        cc = trace_config(deal)
+    except TraceReplayError as exc:
+        raise CliError(exc) from None
     players, dealer = int(deal["players"]), int(deal["dealer"])
     if players != cc.rules.get("players"):
         raise CliError(f"the trace's deal seats {players} players but its rules "
@@ -459,7 +256,7 @@ def round_at_event(trace: list[dict[str, Any]], n: int, seed: int = 0) -> Any:
     try:
         r = Round.from_deck(cc, deck, dealer=dealer, seed=seed)
         r.round_index = int(deal.get("round", 0))
-        rep = _Replay(r, trace, last_return + 1 if last_return >= 0 else t)
+        rep = Follower(r, trace, last_return + 1 if last_return >= 0 else t)
         first = r.events()[1:]
         if rep.matches(first) != len(first):
             raise CliError("the trace's first flip does not replay")
@@ -480,6 +277,8 @@ def round_at_event(trace: list[dict[str, Any]], n: int, seed: int = 0) -> Any:
                 return r
             rep.step()
         rep.done()
+    except TraceReplayError as exc:
+        raise CliError(exc) from None
     except IllegalActionError as exc:
         raise CliError(f"cannot follow the trace: {exc}") from exc
     raise CliError(f"--event {n} ({trace[n]['e']}) is not a decision of a player")

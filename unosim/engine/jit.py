@@ -44,7 +44,7 @@ from unosim.rules.settings import house_rule_switches
 
 ENGINE_DIR = Path(__file__).resolve().parent
 # Engine modules that hold no compiled code and no constant the kernel reads.
-PYTHON_ONLY = frozenset({"__init__.py", "game.py", "trace.py", "warmup.py"})
+PYTHON_ONLY = frozenset({"__init__.py", "game.py", "replay.py", "trace.py", "warmup.py"})
 
 F = TypeVar("F", bound=Callable[..., Any])
 

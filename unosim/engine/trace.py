@@ -234,6 +234,7 @@ def to_text(events: list[dict], seat_names: list[str] | None = None,
 MAX_TRACE_BYTES = 64 * 2**20
 MAX_EVENT_BYTES = 2**20
 MAX_EVENT_DEPTH = 8  # a deal's rules nest three levels
+MAX_VIEW_EVENTS = 100_000  # a viewer page holds a table per event: a bound for `read_events`
 
 
 class TraceError(ValueError):
@@ -275,17 +276,21 @@ def _depth(value: Any, limit: int) -> bool:
     return True
 
 
-def read_events(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+def read_events(path: str | os.PathLike[str],
+                max_events: int | None = None) -> list[dict[str, Any]]:
     """The events of a JSON Lines trace (docs/trace.md), each checked by `check_event`.
 
     A FIFO or ``/dev/stdin`` is read as a stream, so ``unosim play ... | unosim
     advise --trace /dev/stdin`` works; any source is read only up to the bounds
-    above. OSError (a missing file) propagates for the caller to name.
+    above, and to ``max_events`` events when given (a viewer draws one table per
+    event). OSError (a missing file) propagates for the caller to name.
     """
     where = os.fspath(path)
     events: list[dict[str, Any]] = []
     with open(path, "rb") as f:
         for number, text in _lines(f, where):
+            if max_events is not None and len(events) == max_events:
+                raise TraceError(f"{where}: more than {max_events:,} events")
             try:
                 e = json.loads(text)
             except RecursionError:
@@ -303,8 +308,11 @@ def read_events(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
             except TraceError as exc:
                 raise TraceError(f"{where}: line {number}: {exc}") from None
             events.append(e)
-    if not events or events[0]["e"] != "deal":
-        raise TraceError(f"{where}: a trace starts with a deal event")
+    if not events:
+        raise TraceError(f"{where}: no events (`unosim play CONFIG --trace-format jsonl` "
+                         "writes a trace)")
+    if events[0]["e"] != "deal":
+        raise TraceError(f"{where}: a trace starts with a deal event, not {events[0]['e']!r}")
     return events
 
 

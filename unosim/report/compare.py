@@ -133,6 +133,8 @@ def write_comparison(
     stem: str = "compare",
 ) -> list[Path]:
     """compare.md/.html, compare.csv/.parquet (one tidy table) and the charts; their paths."""
+    from unosim.report.viewer import same_game_section  # replays games: loaded when used
+
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     doc = Doc(title or ("Comparison: " + " vs ".join(cmp.labels)))
@@ -143,6 +145,9 @@ def write_comparison(
     pngs = _headlines(doc, cmp, out, stem)
     pngs += _positions(doc, cmp, out, stem)
     pngs += _draws(doc, cmp, out, stem)
+    pages = same_game_section(doc, [(lab, r.cfg, r.seed) for lab, r in
+                                    zip(cmp.labels, cmp.runs, strict=True)],
+                              cmp.runs[0].games, out, stem)
     doc.h2("How this was made")
     if command:
         doc.code(command, "sh")
@@ -151,7 +156,7 @@ def write_comparison(
               + (f", run dir `{r.out}`" if r.out else "") + ":")
         doc.code(config_yaml(r.cfg, r.games, r.seed), "yaml")
     paths = doc.write(out, stem)
-    return paths + write_table(cmp.table(), out, stem) + pngs
+    return paths + write_table(cmp.table(), out, stem) + pngs + pages
 
 
 def write_table(frame: pd.DataFrame, out: Path, stem: str) -> list[Path]:

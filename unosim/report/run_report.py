@@ -164,6 +164,7 @@ def write_report(
     pngs += _who_wins(doc, cfg, agg, out)
     pngs += _scores(doc, cfg, agg, out)
     pngs += _draws(doc, cfg, agg, out)
+    pages = _examples(doc, cfg, seed, games, out)
     doc.h2("How this was made")
     lines = [f"Seed {seed}; {games:,} {'matches' if match else 'games'}; {n:,} rounds."]
     if summary.get("config_hash"):
@@ -171,7 +172,49 @@ def write_report(
     doc.ul(lines)
     doc.p("Resolved config:")
     doc.code(config_yaml(cfg, games, seed), "yaml")
-    return doc.write(out, "report") + pngs
+    return doc.write(out, "report") + pngs + pages
+
+
+def _examples(doc: Doc, cfg: GameConfig, seed: Any, games: int, out: Path) -> list[Path]:
+    """Example games of the run's own range, each a replay viewer (`write_examples`)."""
+    from unosim.engine.plugins import plugin_seats
+    from unosim.engine.replay import TraceReplayError
+    from unosim.engine.state import compile_config
+    from unosim.report.viewer import EXAMPLE_LIMIT, EXAMPLE_TITLES, play_command, write_examples
+    from unosim.rules.config import name_slug
+
+    doc.h2("Example games")
+    plugins = sorted(plugin_seats(cfg.seat_policies))
+    if plugins or games == 0:
+        why = ("no game was played" if not plugins else
+               (f"seats {', '.join(map(str, plugins))} play" if len(plugins) > 1 else
+                f"seat {plugins[0]} plays") + " a plug-in policy, which the compiled engine "
+               "that picks the examples "
+               "cannot play; `unosim play` plays any game of the run with `--game G`")
+        doc.p(f"No example games are shown: {why}.")
+        return []
+    slug = name_slug(cfg.name)
+    for stale in out.glob(f"example-{slug}-*.html"):  # an earlier run's (--resume to more games)
+        stale.unlink()
+    try:
+        pages = write_examples(compile_config(cfg), int(seed), range(games), out,
+                               name=slug, prefix="example-")
+        command, config = play_command(cfg, out / f"example-{slug}.yaml")
+    except (TraceReplayError, ValueError, OSError) as exc:
+        doc.p(f"No example games are shown: {exc}.")
+        return []
+    doc.table(["Example", "Replay viewer", "Play it again"], [
+        [EXAMPLE_TITLES[what].capitalize(), f"[game {g}]({path.name})",
+         f"`{command} --seed {seed} --game {g} --trace-format jsonl`"]
+        for what, (g, path) in pages.items()])
+    scanned = min(games, EXAMPLE_LIMIT)
+    doc.p("Each viewer is one HTML file that works offline: step through the game card by "
+          "card with the buttons or the arrow keys, every hand face up or from one seat's "
+          f"view. The examples are picked from the run's first {scanned:,} games"
+          + ("" if scanned == games else f" (of {games:,})")
+          + "; the command writes the same game's trace, which `unosim view` turns into "
+          "a page like these.")
+    return sorted({path for _, path in pages.values()}) + ([] if config is None else [config])
 
 
 def _round_length(doc: Doc, cfg: GameConfig, agg: Aggregates, out: Path) -> list[Path]:

@@ -370,8 +370,11 @@ def write_sweep(
 ) -> list[Path]:
     """sweep.md/.html (the answer first), sweep.csv/.parquet and the charts; their paths.
 
-    The paths are the page's (md, html), then the table's (csv, parquet), then the PNGs.
+    The paths are the page's (md, html), then the table's (csv, parquet), then the PNGs,
+    then the same-game viewer pages.
     """
+    from unosim.report.viewer import same_game_section  # replays games: loaded when used
+
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     tables = write_table(sweep.table(), out, stem)
@@ -434,11 +437,15 @@ def write_sweep(
     doc.table([a.label for a in sweep.axes] + ["rounds"] + [m.label for m in shown], rows)
     doc.p(f"Full table with every metric, interval, difference and decision: "
           f"`{tables[0].name}` / `{tables[1].name}`.")
+    pages = same_game_section(doc, [
+        (", ".join(f"{a.label} {value_label(v, a.key)}"
+                   for a, v in zip(sweep.axes, c.values, strict=True)),
+         c.run.cfg, c.run.seed) for c in sweep.cells if c.run is not None], sweep.games, out, stem)
     doc.h2("How this was made")
     if command:
         doc.code(command, "sh")
     doc.p(f"Config `{sweep.config}`; {sweep.games:,} games per cell; seed {sweep.seed}.")
-    return doc.write(out, stem) + tables + pngs
+    return doc.write(out, stem) + tables + pngs + pages
 
 
 def _method(doc: Doc, sweep: Sweep, base: str) -> None:

@@ -20,11 +20,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from unosim.engine.replay import Table, replay
+from unosim.engine.replay import PENALTIES, Table, replay
 from unosim.rules.settings import house_rule_switches
 from unosim.run.files import write_text
 
-__all__ = ["event_words", "viewer_data", "viewer_html", "write_viewer"]
+__all__ = ["EXAMPLE_LIMIT", "EXAMPLE_TITLES", "event_words", "pick_examples", "stack_chain",
+           "viewer_data", "viewer_html", "write_examples", "write_viewer"]
 
 COLOR_WORDS = {"R": "red", "Y": "yellow", "G": "green", "B": "blue"}
 CAUSE_WORDS = {
@@ -219,18 +220,47 @@ def write_viewer(events: Sequence[dict[str, Any]], path: str | Path, *,
 
 
 # --- example games of a run ---------------------------------------------------------------
-EXAMPLE_LIMIT = 100_000  # games scanned for examples (compiled, untraced: well under a second)
+# Games scanned for examples: the compiled engine plays them again untraced (about a second
+# on a loaded machine), so a report of a million rounds writes as fast as one of ten thousand.
+EXAMPLE_LIMIT = 10_000
+STACK_CANDIDATES = 10  # games traced to find the longest stacking chain
+EXAMPLE_TITLES = {"typical": "a typical game (median length)", "longest": "the longest game",
+                  "longest_stack": "the game with the longest stacking chain",
+                  "most_jumps": "the game with the most jump-ins"}
+
+
+def stack_chain(events: Sequence[dict[str, Any]]) -> int:
+    """The most Draw Two / Wild Draw Four cards played into one stack that a seat then
+    drew (0: no stacked penalty was drawn).
+
+    >>> stack_chain([{"e": "play", "card": "RD2"}, {"e": "play", "card": "BD2"},
+    ...              {"e": "play", "card": "WD4"}, {"e": "draw", "cause": "stack"}])
+    3
+    """
+    best = chain = 0
+    for e in events:
+        if e["e"] == "deal":
+            chain = 0
+        elif e["e"] == "play" and (e["card"].endswith("D2") or e["card"] == "WD4"):
+            chain += 1
+        elif e["e"] == "draw" and e["cause"] in PENALTIES:
+            if e["cause"] == "stack":
+                best = max(best, chain)
+            chain = 0
+    return best
 
 
 def pick_examples(cc: Any, seed: int, games: range) -> dict[str, int]:
     """Example games of ``games`` (of seed ``seed``), by what a reader asks to see:
     ``typical`` (the lower median of turns), ``longest`` (the most turns), and, when
-    the rules allow them, ``most_jumps`` (jump-ins) and ``biggest_stack`` (the most
-    cards drawn in one stacked penalty). Each is replayable with ``play --game G``.
+    the rules allow them, ``longest_stack`` (the most penalty cards stacked into one
+    chain, `stack_chain`) and ``most_jumps`` (jump-ins). Each is replayable with
+    ``play --game G``.
 
     Played again with the compiled engine, untraced, from the range's first
-    `EXAMPLE_LIMIT` games; the stacking example replays the ten games with the most
-    stacked cards drawn to find the biggest single penalty. Ties go to the first game."""
+    `EXAMPLE_LIMIT` games (a bounded cost, whatever the run's size); the stacking
+    example traces the `STACK_CANDIDATES` games with the most stacked cards drawn.
+    Ties go to the first game."""
     import numpy as np
 
     from unosim.engine import state as L
@@ -250,36 +280,121 @@ def pick_examples(cc: Any, seed: int, games: range) -> dict[str, int]:
     per_game = np.zeros((len(games), 2), np.int64)  # jumps, stacked cards drawn
     np.add.at(per_game, rec[:, REC_GAME] - games.start,
               rec[:, [REC_STATS + L.R_JUMPS, REC_STATS + L.R_DRAW_BY_CAUSE + L.CAUSE_STACK]])
-    if per_game[:, 0].any():
-        out["most_jumps"] = games[int(np.argmax(per_game[:, 0]))]
     if per_game[:, 1].any():
         best, most = -1, 0
-        for i in np.argsort(-per_game[:, 1], kind="stable")[:10]:
-            big = max((len(e["cards"]) for e in play_game(cc, seed, games[int(i)])
-                       if e["e"] == "draw" and e["cause"] == "stack"), default=0)
-            if big > most or (big == most and games[int(i)] < best):
-                best, most = games[int(i)], big
-        out["biggest_stack"] = best
+        for i in np.argsort(-per_game[:, 1], kind="stable")[:STACK_CANDIDATES]:
+            if per_game[i, 1] == 0:
+                break
+            g = games[int(i)]
+            chain = stack_chain(play_game(cc, seed, g))
+            if chain > most or (chain == most and g < best):
+                best, most = g, chain
+        if most:
+            out["longest_stack"] = best
+    if per_game[:, 0].any():
+        out["most_jumps"] = games[int(np.argmax(per_game[:, 0]))]
     return out
 
 
-EXAMPLE_TITLES = {"typical": "a typical game (median length)", "longest": "the longest game",
-                  "most_jumps": "the game with the most jump-ins",
-                  "biggest_stack": "the game with the biggest stacked penalty"}
-
-
 def write_examples(cc: Any, seed: int, games: range, out_dir: str | Path,
-                   name: str = "game") -> dict[str, tuple[int, Path]]:
+                   name: str = "game", prefix: str = "") -> dict[str, tuple[int, Path]]:
     """Pick `pick_examples` of ``games`` and write a viewer for each into ``out_dir``
-    (``NAME-G.html``); what each is: its game number and page, for a report to link."""
+    (``PREFIXNAME-G.html``); what each is: its game number and page, for a report to
+    link. One page serves a game that is two examples."""
     from unosim.engine.game import play_game
 
     picks = pick_examples(cc, seed, games)
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
     out: dict[str, tuple[int, Path]] = {}
     for what, g in picks.items():
-        path = Path(out_dir) / f"{name}-{g}.html"
-        if all(p != path for _, p in out.values()):  # one page when one game is two picks
+        path = Path(out_dir) / f"{prefix}{name}-{g}.html"
+        if all(p != path for _, p in out.values()):
             write_viewer(play_game(cc, seed, g), path,
                          title=f"{name}, seed {seed}, game {g}: {EXAMPLE_TITLES[what]}")
         out[what] = (g, path)
     return out
+
+
+def play_command(cfg: Any, path: Path) -> tuple[str, Path | None]:
+    """How to play one game of ``cfg`` again: ``unosim play NAME`` when the config of that
+    name is ``cfg`` (seed aside), else the resolved config written to ``path`` (then the
+    second item)."""
+    from unosim.report.format import config_yaml
+    from unosim.rules.config import ConfigError, load_config
+
+    try:
+        same = config_yaml(load_config(cfg.name), 0, 0) == config_yaml(cfg, 0, 0)
+    except (ConfigError, OSError, ValueError):
+        same = False
+    if same:
+        return f"unosim play {cfg.name}", None
+    write_text(path, config_yaml(cfg))
+    return f"unosim play {path.as_posix()}", path
+
+
+# --- the same game under each rule set (compare and sweep pages) ---------------------------
+MAX_SIDE_BY_SIDE = 12  # rule sets shown: each is a replay of one game in Python
+
+
+def same_game_section(doc: Any, entries: Sequence[tuple[str, Any, int]], games: int,
+                      out: Path, stem: str) -> list[Path]:
+    """Add to ``doc`` a table linking one game, the first rule set's typical game of
+    ``games``, as played under each rule set of ``entries`` (label, config, seed), each a
+    viewer page in
+    ``out/STEM-game/``; the written files. Plug-in seats and traces the viewer cannot
+    follow are a note in the table, never an error."""
+    from unosim.engine.game import play_game
+    from unosim.engine.plugins import plugin_seats
+    from unosim.engine.replay import TraceReplayError
+    from unosim.engine.state import compile_config
+    from unosim.rules.config import name_slug
+
+    doc.h2("The same game under each rule set")
+    shown = [i for i, e in enumerate(entries)
+             if not plugin_seats(e[1].seat_policies)][:MAX_SIDE_BY_SIDE]
+    if not shown or games == 0:
+        doc.p("No game is shown: every rule set has a plug-in seat, which the compiled "
+              "engine cannot play (`unosim play` can, with `--game G`).")
+        return []
+    label0, cfg0, seed0 = entries[shown[0]]
+    folder = out / f"{stem}-game"
+    try:
+        game = pick_examples(compile_config(cfg0), seed0, range(games))["typical"]
+    except ValueError as exc:
+        doc.p(f"No game is shown: {exc}.")
+        return []
+    folder.mkdir(parents=True, exist_ok=True)
+    for stale in [*folder.glob("[0-9][0-9]-*-game*.html"), *folder.glob("[0-9][0-9]-*.yaml")]:
+        stale.unlink()  # an earlier study's pages (--force, --resume): only these are linked
+    written: list[Path] = []
+    rows: list[list[str]] = []
+    for i, (label, cfg, seed) in enumerate(entries):
+        if i not in shown:
+            why = ("a plug-in seat: the compiled engine cannot play it"
+                   if plugin_seats(cfg.seat_policies) else
+                   f"only the first {MAX_SIDE_BY_SIDE} rule sets are shown")
+            rows.append([label, why, ""])
+            continue
+        stem_i = f"{i:02d}-{name_slug(label)}"  # a sweep's cells share their config's name
+        page = folder / f"{stem_i}-game{game}.html"
+        try:
+            command, config = play_command(cfg, folder / f"{stem_i}.yaml")
+            write_viewer(play_game(compile_config(cfg), seed, game), page,
+                         title=f"{label}, seed {seed}, game {game}")
+        except (TraceReplayError, ValueError) as exc:
+            rows.append([label, f"not shown: {exc}", ""])
+            continue
+        written += [page] + ([] if config is None else [config])
+        rows.append([label, f"[game {game}]({folder.name}/{page.name})",
+                     f"`{command} --seed {seed} --game {game} --trace-format jsonl`"])
+    doc.table(["Rule set", "Replay viewer", "Play it again"], rows)
+    seeds = {entries[i][2] for i in shown}
+    doc.p(f"Game {game} is {label0}'s typical game (median length among its first "
+          f"{min(games, EXAMPLE_LIMIT):,} games). "
+          + ("With one seed, each rule set plays game " + str(game) + " from the same "
+             "random stream, so the pages show how the rules change one game. "
+             if len(seeds) == 1 else "The rule sets ran different seeds, so these games "
+             "share only their number. ")
+          + "Each page is one offline HTML file; open two next to each other and step them "
+          "together, or share a link that opens at one event (`#event=N&seat=S`).")
+    return written
