@@ -1,6 +1,6 @@
-"""Issue 25, the newcomer's human seat: the bluff offered with its warning, cards
-in color on a terminal only, the token legend, one spelling of "color", and the
-trace kept in a file.
+"""Issue 25, the newcomer's human seat and ``advise``: the bluff offered with its
+warning, cards in color on a terminal only, the token legend, one spelling of
+"color", the trace kept in a file, and the position ``advise`` advises on.
 
 The seat is fed through standard input (the whole script at once: the game asks
 and reads it line by line); the terminal case runs the command on a pseudo-terminal
@@ -241,3 +241,60 @@ def test_an_unwritable_directory_falls_back_to_the_temp_directory(
     path = temp / "play-classic-seed3-game0.txt"
     assert res.stdout.splitlines()[-1].startswith(f"   the trace is in {path} ")
     assert path.read_text().startswith("== Round 1:") and os.listdir(tmp_path) == ["tmp"]
+
+
+# --- advise --------------------------------------------------------------------------------
+POSITION = "hand: [BD2, B5, R9]\ntop: B3\nhands: [3, 1, 6, 6]\ndirection: -1\ndraw: 40\n"
+
+
+def _advise(tmp_path: Path, *args: str, text: str = POSITION):
+    pos = tmp_path / "position.yaml"
+    pos.write_text(text)
+    res = CliRunner().invoke(main, ["advise", str(pos), *args])
+    assert res.exit_code == 0, res.output
+    return res
+
+
+def test_advise_shows_the_position_before_its_table(tmp_path: Path) -> None:
+    out = _advise(tmp_path, "--playouts", "50").stdout.splitlines()
+    assert out[:5] == [
+        "seat 0 to act (turn):",
+        "  top B3, color B (blue), direction -1",
+        "  hand: R9 B5 BD2",
+        "  cards: P0 (to act) 3, P1 1, P2 6, P3 6; draw pile 40",
+        "win chance, 95% interval:",
+    ]
+    assert len(out) == 5 + 3  # one row per legal action, no precision line without it
+
+
+def test_advise_shows_a_pending_draw(tmp_path: Path) -> None:
+    # seat 0's WD4 leaves seat 1 a pending draw of 4 to accept or challenge
+    text = "hand: [WD4, G5]\ntop: B3\nhands: [2, 4, 4]\nmoves: [WD4, color R]\n"
+    res = _advise(tmp_path, "--playouts", "20", "--format", "json", text=text)
+    data = json.loads(res.stdout)
+    assert data["phase"] == "pending" and data["position"]["pending"] == 4
+    assert data["position"]["seat"] == 1 and data["position"]["hands"] == [1, 4, 4]
+    text_out = _advise(tmp_path, "--playouts", "20", text=text).stdout
+    assert ", pending draw 4\n" in text_out and "seat 1 to act (pending):" in text_out
+
+
+def test_advise_json_says_whether_the_precision_was_met(tmp_path: Path) -> None:
+    met = json.loads(_advise(tmp_path, "--format", "json", "--playouts", "100000",
+                             "--precision", "0.05").stdout)
+    assert met["position"] == {"seat": 0, "hand": ["R9", "B5", "BD2"], "top": "B3", "color": "B",
+                               "direction": -1, "hands": [3, 1, 6, 6], "pending": 0, "draw": 40}
+    p = met["precision"]
+    assert p["target"] == 0.05 and p["met"] is True and p["half_width"] <= 0.05
+    assert p["playouts"] < p["max_playouts"] == 100000
+    assert p["half_width"] == max((r["high"] - r["low"]) / 2 for r in met["actions"])
+    short = json.loads(_advise(tmp_path, "--format", "json", "--playouts", "30",
+                               "--precision", "0.01").stdout)["precision"]
+    assert short["met"] is False and short["half_width"] > 0.01 and short["playouts"] == 30
+    free = json.loads(_advise(tmp_path, "--format", "json", "--playouts", "30").stdout)
+    assert free["precision"]["target"] is None and free["precision"]["met"] is None
+
+
+def test_advise_text_says_whether_the_precision_was_met(tmp_path: Path) -> None:
+    last = _advise(tmp_path, "--playouts", "30", "--precision", "0.01").stdout.splitlines()[-1]
+    assert last.startswith("precision 0.01 not met: the widest interval is +-")
+    assert last.endswith("after 30 playouts per action (the --playouts limit)")
