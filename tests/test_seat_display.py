@@ -16,14 +16,17 @@ import pty
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from click.testing import CliRunner
 from replay_checker import check_trace
 
 from unosim.cli import main
-from unosim.cli.cardtext import Painter, color_wanted, legend
+from unosim.cli.cardtext import DEFAULT_LABELS, Painter, color_wanted, legend
+from unosim.cli.play import HumanPolicy
 from unosim.rules.editions import load_edition
+from unosim.rules.models import HouseRules
 
 ESC = "\x1b["
 SUSPICIOUS = "{policy: strategic, params: {challenge_threshold: 0.0}}"  # challenges any doubt
@@ -82,6 +85,52 @@ def test_challenge_and_accept_say_what_they_cost() -> None:
     assert "accept  -- draw 4, lose your turn" in res.stdout
     assert ("challenge  -- a bluff: its player draws 4 and you play; a legal WD4: you draw 6"
             in res.stdout)
+
+
+def _view(phase: str, hand: list[str], color: str = "R", pending: int = 0) -> SimpleNamespace:
+    return SimpleNamespace(phase=phase, hand=tuple(hand), color=color, pending=pending,
+                           hand_sizes=(len(hand), 5, 3))
+
+
+SEATS = ["P0 (you)", "P1 (random)", "P2 (random)"]
+
+
+def test_a_stacked_bluff_warns_that_it_cannot_be_challenged() -> None:
+    seat = HumanPolicy(SEATS, list(DEFAULT_LABELS))
+    got = seat.choices(_view("pending", ["R5", "WD4"], pending=2), ["WD4", "accept"])
+    assert got == [("accept", "draw 2, lose your turn"),
+                   ("WD4", "bluff: you hold R (red); a stacked WD4 cannot be challenged")]
+
+
+def test_where_wilds_match_the_color_a_wild_makes_the_wd4_a_bluff() -> None:
+    legal = ["W", "WD4", "draw"]
+    plain = HumanPolicy(SEATS, list(DEFAULT_LABELS)).choices(_view("turn", ["W", "WD4"]), legal)
+    assert plain == [("W", ""), ("WD4", ""), ("draw", "")]
+    wish = HumanPolicy(SEATS, list(DEFAULT_LABELS), wilds_block=True)
+    assert [a for a, _ in wish.choices(_view("turn", ["W", "WD4"]), legal)] == [
+        "W", "draw", "WD4"]
+    assert not wish.bluffing(_view("turn", ["WD4", "WD4", "G5"]))
+
+
+def test_jump_in_and_target_choices_say_what_they_do() -> None:
+    seat = HumanPolicy(SEATS, list(DEFAULT_LABELS))
+    assert seat.choices(_view("jump", ["R5", "G1"]), ["R5", "pass"]) == [
+        ("R5", "jump in out of turn"), ("pass", "do not jump in")]
+    assert seat.choices(_view("target", ["R5"]), ["target 1", "target 2"]) == [
+        ("target 1", "P1 (random), 5 cards"), ("target 2", "P2 (random), 3 cards")]
+
+
+def test_the_legend_lists_the_house_rules_in_play() -> None:
+    house = HouseRules.model_validate({"jump_in": True, "seven_o": True,
+                                       "stacking": {"wd4_on_draw_two": True}})
+    text = legend(Painter(False), None, False, house)
+    assert text.endswith("house rules:\n"
+                         "  stacking (WD4 on D2): pass a pending draw on with one\n"
+                         "  jump-in: play a twin of the top card out of turn (not a wild)\n"
+                         "  Seven-O: a 7 swaps hands with a seat you pick; "
+                         "a 0 passes all hands on\n")
+    assert "house rules" not in legend(Painter(False), None, False, HouseRules())
+    assert all(len(line) <= 88 for line in text.splitlines())
 
 
 # --- color ---------------------------------------------------------------------------------

@@ -110,16 +110,45 @@ class Painter:
         return self._style(f"{letter} ({label})", letter)
 
 
-def legend(painter: Painter, special: Any = None, wilds_block: bool = False) -> str:
+_STACKS = {"draw_two_on_draw_two": "D2 on D2", "wd4_on_wd4": "WD4 on WD4",
+           "wd4_on_draw_two": "WD4 on D2", "draw_two_on_wd4": "D2 on WD4"}
+
+
+def house_lines(house: Any) -> list[str]:
+    """One line per house rule in play (docs/rules.md §6); ``house`` is the config's
+    `unosim.rules.models.HouseRules` or None."""
+    if house is None:
+        return []
+    lines = []
+    stacks = [label for key, label in _STACKS.items() if getattr(house.stacking, key)]
+    if stacks:
+        lines.append(f"stacking ({', '.join(stacks)}): pass a pending draw on with one")
+    if house.jump_in:
+        lines.append("jump-in: play a twin of the top card out of turn (not a wild)")
+    if house.seven_o:
+        lines.append("Seven-O: a 7 swaps hands with a seat you pick; a 0 passes all hands on")
+    if house.draw_until_play:
+        lines.append("draw until play: draw until a playable card comes, then play it")
+    if house.two_player_reverse:
+        lines.append("two-player Reverse: with two players a Reverse is a Skip")
+    return lines
+
+
+def legend(painter: Painter, special: Any = None, wilds_block: bool = False,
+           house: Any = None) -> str:
     """What every token and answer means; ``special`` is the edition's special wild
-    (`unosim.rules.editions.Special`) or None."""
+    (`unosim.rules.editions.Special`) or None, ``house`` the config's house rules."""
     letters = ", ".join(f"{c} {lab}" for c, lab in zip(COLORS, painter.labels, strict=True))
     line = ""
     if special is not None:
         effect = SPECIAL_EFFECT.get(special.kind, "see docs/rules.md §4")
         line = f"  WX    {special.name}: a wild;\n        {effect}\n"
-    return _LEGEND.format(letters=letters, r=painter.labels[0], special=line,
+    text = _LEGEND.format(letters=letters, r=painter.labels[0], special=line,
                           block="\n        (in this edition, nor a W or WX)" if wilds_block else "")
+    rules = house_lines(house)
+    if rules:
+        text += "house rules:\n" + "".join(f"  {x}\n" for x in rules)
+    return text
 
 
 def table_lines(painter: Painter, *, hand: Sequence[str], top: str, color: str,

@@ -46,11 +46,11 @@ class HumanPolicy:
 
     def __init__(self, seat_names: list[str], color_labels: list[str],
                  painter: Painter | None = None, special: Any = None,
-                 wilds_block: bool = False) -> None:
+                 wilds_block: bool = False, house: Any = None) -> None:
         self.names = seat_names
         self.labels = color_labels
         self.paint = painter or Painter(False, color_labels)
-        self.legend = legend(self.paint, special, wilds_block)
+        self.legend = legend(self.paint, special, wilds_block, house)
         self.wilds_block = wilds_block
         self.shown = 0  # events of the view already shown
         self.asked = 0  # decisions asked so far (the first one mentions the legend)
@@ -115,6 +115,13 @@ class HumanPolicy:
                 note = "a bluff: its player draws 4 and you play; a legal WD4: you draw 6"
             elif a == "pass" and view.phase == "drawn":
                 note = "keep the card you drew"
+            elif a == "pass" and view.phase == "jump":
+                note = "do not jump in"
+            elif view.phase == "jump":
+                note = "jump in out of turn"
+            elif a.startswith("target "):
+                q = int(a.split()[1])
+                note = f"{self.names[q]}, {view.hand_sizes[q]} cards"
             out.append((a, note))
         if bluff:
             held = self.paint.color(view.color)
@@ -235,7 +242,7 @@ def play_cmd(config: str, seed: int | None, game: int, trace_format: str,
             ed = cfg.edition_spec
             player = HumanPolicy([f"P{i} ({p})" for i, p in enumerate(policies)], labels,
                                  Painter(color_wanted(sys.stdout), labels), ed.special,
-                                 ed.wd4_wilds_block)
+                                 ed.wd4_wilds_block, cfg.house_rules)
             seats[human] = Seat("human", player)
         with foreground() as fg:  # off the main thread: Ctrl-C lands while seats think
             events = fg.call(play_game, cc, seed, game, plugins=seats, sink=played)
