@@ -24,7 +24,7 @@ from replay_checker import check_trace
 
 from unosim.cli import main
 from unosim.cli.cardtext import DEFAULT_LABELS, Painter, color_wanted, legend
-from unosim.cli.play import HumanPolicy
+from unosim.cli.play import HumanPolicy, _result
 from unosim.rules.editions import load_edition
 from unosim.rules.models import HouseRules
 
@@ -247,6 +247,19 @@ def test_the_trace_goes_to_a_fresh_file_and_the_result_stays_last(
         assert trace.splitlines()[1] not in res.stdout.split("-- game over")[1]
     assert (tmp_path / "play-classic-seed3-game0.txt").read_text() == \
         (tmp_path / "play-classic-seed3-game0-2.txt").read_text()
+
+
+def test_the_result_line_names_the_winners() -> None:
+    names = ["P0 (you)", "P1 (random)", "P2 (random)", "P3 (random)"]
+    cases = [([{"e": "end", "winner": 0}], "you win"),
+             ([{"e": "end", "winner": 2}], "P2 (random) wins"),
+             ([{"e": "end", "winner": None}], "a stalemate, nobody went out"),
+             ([{"e": "end", "winner": 1}, {"e": "match_end", "winner": [0, 2]}],
+              "you win (with your partner)"),
+             ([{"e": "match_end", "winner": [1, 3]}], "P1 (random) & P3 (random) win"),
+             ([{"e": "match_end", "winner": None}], "the match is unfinished")]
+    for events, want in cases:
+        assert _result(events, names, 0) == want
 
 
 def test_jsonl_trace_file_says_how_to_replay_it(tmp_path: Path,
