@@ -242,11 +242,15 @@ def test_human_seat_ctrl_c_keeps_the_partial_trace(tmp_path: Path) -> None:
     assert sum(e["e"] == "turn" and e["p"] == 0 for e in events) >= 6
 
 
-def test_human_seat_ctrl_c_without_out_prints_the_partial_trace(tmp_path: Path) -> None:
+def test_human_seat_ctrl_c_without_out_keeps_the_partial_trace_in_a_file(
+        tmp_path: Path) -> None:
     _, stdout, stderr = _answer_then_interrupt(_Player(tmp_path, "--seed", "3"), 3)
-    assert stderr.startswith("unosim: error: interrupted: the ") and "stdout" in stderr
-    trace = stdout.rsplit("choose 1-", 1)[1]
+    (line,) = stderr.splitlines()
+    assert line.startswith("unosim: error: interrupted: the ")
+    assert line.endswith("are written to play-classic-seed3-game0.txt"), line
+    trace = (tmp_path / "play-classic-seed3-game0.txt").read_text()
     assert "== Round 1: " in trace and "P0 (you): " in trace and "?" not in trace
+    assert "== Round 1: " not in stdout.rsplit("choose 1-", 1)[1]  # not reprinted
 
 
 def test_human_seat_reads_a_50_mb_line_in_bounded_memory(tmp_path: Path) -> None:

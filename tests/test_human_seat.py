@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from replay_checker import check_trace
 
@@ -12,6 +13,12 @@ from unosim.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 CLASSIC = str(ROOT / "configs" / "classic.yaml")
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run in a fresh directory: a game with --human and no --out writes its trace there."""
+    monkeypatch.chdir(tmp_path)
 
 
 def play(*args: str, input: str):
@@ -36,15 +43,20 @@ def test_numbers_play_a_whole_round_and_write_a_replayable_trace(tmp_path: Path)
     assert "P1 (random): ? ? ? ? ? ? ?" in before
 
 
-def test_names_are_accepted_and_the_text_trace_follows() -> None:
+def test_names_are_accepted_and_the_text_trace_is_written_to_a_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # draw, keep it, name green, take penalties, 1 for anything else; wrong ones re-asked
+    monkeypatch.chdir(tmp_path)
     cycle = "draw\npass\nG\naccept\nplay R0\n1\n"
     res = play("--seed", "8", "--human", "2", input=cycle * 300)
     assert res.exit_code == 0, res.output
-    head, trace = res.stdout.split("-- game over\n")
+    head, tail = res.stdout.split("-- game over")
     assert "draw\n" in head
+    assert tail.splitlines()[1] == "   the trace is in play-classic-seed8-game0.txt " \
+        "(--trace-format jsonl writes one `unosim view` can replay)"
+    trace = (tmp_path / "play-classic-seed8-game0.txt").read_text()
     assert trace.startswith("== Round 1:") and "P2 (you): " in trace
-    assert "?" not in trace  # the trace at the end is the full one
+    assert "?" not in trace  # the trace in the file is the full one
 
 
 def test_end_of_input_is_one_line_error_and_no_trace(tmp_path: Path) -> None:
@@ -61,8 +73,9 @@ def test_seat_out_of_range() -> None:
     assert res.exit_code == 2 and "--human 4: the game has seats 0-3" in res.stderr
 
 
-def test_human_in_a_match() -> None:
+def test_human_in_a_match(tmp_path: Path) -> None:
     res = play("--seed", "1", "--human", "1", "--set", "mode=match", "--set", "target=50",
-               input="1\n" * 3000)
+               "--out", str(tmp_path / "match.txt"), input="1\n" * 3000)
     assert res.exit_code == 0, res.output
     assert "== Match won by" in res.stdout
+    assert res.stdout.splitlines()[-2].startswith("-- game over: ")

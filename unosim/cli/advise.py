@@ -332,11 +332,69 @@ def advise_cmd(position: Path | None, trace_file: Path | None, event: int | None
     with foreground() as fg:  # compiled work off the main thread: Ctrl-C lands at once
         r = fg.call(find)
         rows = fg.call(advise, r, playouts, precision, playout)
+    _print_advice(r, rows, precision, playouts, fmt)
+
+
+# --- the output --------------------------------------------------------------------------
+def position_of(r: Any) -> dict[str, Any]:
+    """The position advised on, as the seat to act sees it (the keys of a POSITION.yaml,
+    and the pending draw)."""
+    p = r.current_player
+    return {"seat": p, "hand": r.hand(p), "top": r.top, "color": r.color,
+            "direction": r.direction, "hands": [len(h) for h in r.hands],
+            "pending": r.pending, "draw": len(r.draw_pile)}
+
+
+def precision_of(rows: list[dict[str, Any]], precision: float | None,
+                 playouts: int) -> dict[str, Any]:
+    """Whether ``--precision`` was met: the widest 95% interval's half-width reached,
+    after how many playouts per action (of at most ``playouts``)."""
+    widest = max((row["high"] - row["low"]) / 2 for row in rows)
+    return {"target": precision, "met": None if precision is None else widest <= precision,
+            "half_width": widest, "playouts": rows[0]["playouts"], "max_playouts": playouts}
+
+
+def _color_labels(r: Any) -> list[str] | None:
+    """The edition's color labels, when its name loads (a trace may name another)."""
+    from unosim.rules.editions import load_edition
+    from unosim.rules.errors import ConfigError
+
+    try:
+        return list(load_edition(r.edition_name).colors)
+    except (ConfigError, OSError):
+        return None
+
+
+def _print_advice(r: Any, rows: list[dict[str, Any]], precision: float | None,
+                  playouts: int, fmt: str) -> None:
+    """The position, then every action's chance, then whether ``--precision`` was met."""
+    import sys
+
+    from unosim.cli.cardtext import Painter, color_wanted, table_lines
+
+    pos, met = position_of(r), precision_of(rows, precision, playouts)
     if fmt == "json":
-        click.echo(json.dumps({"seat": r.current_player, "phase": r.phase, "actions": rows},
-                              indent=2))
+        click.echo(json.dumps({"seat": r.current_player, "phase": r.phase, "position": pos,
+                               "precision": met, "actions": rows}, indent=2))
         return
-    click.echo(f"seat {r.current_player} to act ({r.phase}); win chance, 95% interval:")
+    paint = Painter(color_wanted(sys.stdout), _color_labels(r))
+    seat = pos["seat"]
+    sizes = [(f"P{q}" + (" (to act)" if q == seat else ""), n)
+             for q, n in enumerate(pos["hands"])]
+    lines = [f"seat {seat} to act ({r.phase}):", *(
+        f"  {line}" for line in table_lines(
+            paint, hand=pos["hand"], top=pos["top"], color=pos["color"],
+            direction=pos["direction"], sizes=sizes, draw_size=pos["draw"],
+            pending=pos["pending"]))]
+    lines.append("win chance, 95% interval:")
     for row in rows:
-        click.echo(f"  {row['action']:<10} {row['win']:6.1%}  [{row['low']:.1%}, "
-                   f"{row['high']:.1%}]  ({row['playouts']} playouts)")
+        name = paint.text(f"{row['action']:<10}")
+        lines.append(f"  {name} {row['win']:6.1%}  [{row['low']:.1%}, "
+                     f"{row['high']:.1%}]  ({row['playouts']} playouts)")
+    if precision is not None:
+        lines.append(f"precision {precision:g} " + ("met" if met["met"] else "not met") +
+                     f": the widest interval is +-{met['half_width']:.1%} after "
+                     f"{met['playouts']} playouts per action"
+                     + ("" if met["met"] else " (the --playouts limit)"))
+    for line in lines:
+        click.echo(line, color=paint.on or None)

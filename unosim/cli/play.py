@@ -2,31 +2,38 @@
 
 With ``--human``, each decision of that seat shows what happened since the
 last one (other hands hidden as ``?``), the hand, the top card and active
-colour, every hand's size and the numbered legal actions. The player types a
-number or an action name (``R7``, ``draw``, ``pass``, ``color G``, ``G``,
-``accept``, ``challenge``, ``target 2``); anything else is asked again (a
-line is read up to ``MAX_ANSWER`` bytes, the rest of a longer one dropped).
-When the input ends before the game does, the command fails with one error
-line and exit code 2, and writes no trace. At the end the trace is written as
-without ``--human``: to ``--out``, or to stdout after the game.
+color, every hand's size and the numbered legal actions, cards in their
+colors on a terminal (`unosim.cli.cardtext`). The player types a number or an
+action name (``R7``, ``draw``, ``pass``, ``color G``, ``G``, ``accept``,
+``challenge``, ``target 2``) or ``?`` for the legend; anything else is asked
+again (a line is read up to ``MAX_ANSWER`` bytes, the rest of a longer one
+dropped). The seat may bluff a Wild Draw Four: it is offered, last, with a
+warning. When the input ends before the game does, the command fails with one
+error line and exit code 2, and writes no trace. At the end the trace goes to
+``--out``, or to a fresh file in the current directory, and the last lines
+say the result and where the trace is (not the trace itself, which would push
+the result off the screen).
 
 The game runs off the main thread (`unosim.run.backends.Foreground`), so
 Ctrl-C lands at once even while search seats think; an interrupted game
-writes what was played to ``--out`` (or, with ``--human``, to stdout) and
-exits 130. ``--out`` replaces a regular file atomically and
+writes what was played to ``--out`` (or, with ``--human``, to the fresh file)
+and exits 130. ``--out`` replaces a regular file atomically and
 writes anything else (a FIFO, a terminal, ``/dev/stdout``) as a stream.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 import sys
+import tempfile
 from typing import Any
 
 import click
 
 from unosim.cli import options
+from unosim.cli.cardtext import Painter, color_wanted, legend, table_lines
 from unosim.cli.console import CliError, Command, compile_notice
 from unosim.rules.limits import MAX_GAMES, MAX_PLAYERS
 
@@ -37,10 +44,19 @@ _SHOWN = 60  # characters of a refused answer echoed back
 class HumanPolicy:
     """A plug-in policy (docs/plugins.md) that asks a person at the terminal."""
 
-    def __init__(self, seat_names: list[str], color_labels: list[str]) -> None:
+    def __init__(self, seat_names: list[str], color_labels: list[str],
+                 painter: Painter | None = None, special: Any = None,
+                 wilds_block: bool = False, house: Any = None) -> None:
         self.names = seat_names
         self.labels = color_labels
+        self.paint = painter or Painter(False, color_labels)
+        self.legend = legend(self.paint, special, wilds_block, house)
+        self.wilds_block = wilds_block
         self.shown = 0  # events of the view already shown
+        self.asked = 0  # decisions asked so far (the first one mentions the legend)
+
+    def echo(self, text: str, nl: bool = True) -> None:
+        click.echo(text, nl=nl, color=self.paint.on or None)
 
     def show_news(self, events: tuple[dict, ...] | list[dict]) -> None:
         from unosim.engine.trace import to_text
@@ -48,20 +64,25 @@ class HumanPolicy:
         news = list(events[self.shown:])
         self.shown = len(events)
         if news:
-            click.echo(to_text(news, seat_names=self.names, color_labels=self.labels), nl=False)
+            self.echo(self.paint.text(to_text(news, seat_names=self.names,
+                                              color_labels=self.labels)), nl=False)
 
     def choose(self, view: Any, legal_actions: list[str]) -> str:
         self.show_news(view.events)
-        sizes = ", ".join(f"{self.names[q]} {view.hand_sizes[q]}" for q in view.active)
-        click.echo(f"-- {self.names[view.seat]}, your move ({view.phase})")
-        click.echo(f"   top {view.top}, colour {view.color}, direction {view.direction:+d}"
-                   + (f", pending draw {view.pending}" if view.pending else ""))
-        click.echo(f"   hand: {' '.join(view.hand) or '-'}")
-        click.echo(f"   cards: {sizes}; draw pile {view.draw_size}")
-        for i, a in enumerate(legal_actions, 1):
-            click.echo(f"   {i}. {a}")
+        sizes = [(self.names[q], view.hand_sizes[q]) for q in view.active]
+        self.echo(f"-- {self.names[view.seat]}, your move ({view.phase})")
+        for line in table_lines(self.paint, hand=view.hand, top=view.top, color=view.color,
+                                direction=view.direction, sizes=sizes,
+                                draw_size=view.draw_size, pending=view.pending):
+            self.echo(f"   {line}")
+        choices = self.choices(view, legal_actions)
+        for i, (a, note) in enumerate(choices, 1):
+            self.echo(f"   {i}. {self.paint.text(a)}" + (f"  -- {note}" if note else ""))
+        legal = [a for a, _ in choices]
+        self.asked += 1
+        hint = ", or ? for the legend" if self.asked == 1 else ""
         while True:
-            click.echo(f"choose 1-{len(legal_actions)} or a name: ", nl=False)
+            self.echo(f"choose 1-{len(legal)} or a name{hint}: ", nl=False)
             answer = _read_answer()
             if answer is None:
                 click.echo("")
@@ -71,10 +92,52 @@ class HumanPolicy:
             shown = text if size <= _SHOWN else f"{text[:_SHOWN]}... ({size:,} bytes)"
             if not sys.stdin.isatty():  # piped input: show it, so the log reads as typed
                 click.echo(shown)
-            pick = _match(text, legal_actions) if size <= MAX_ANSWER else None
+            if text in ("?", "help"):
+                self.echo(self.paint.text(self.legend), nl=False)
+                continue
+            pick = _match(text, legal) if size <= MAX_ANSWER else None
             if pick is not None:
                 return pick
-            click.echo(f"   not a legal choice: {shown!r}")
+            click.echo(f"   not a legal choice: {shown!r} (? for the legend)")
+
+    def choices(self, view: Any, legal: list[str]) -> list[tuple[str, str]]:
+        """The legal actions in the order offered, each with a note: a bluffed WD4
+        comes last with its warning; accepting and challenging say what they cost."""
+        bluff = "WD4" in legal and self.bluffing(view)
+        out: list[tuple[str, str]] = []
+        for a in legal:
+            if a == "WD4" and bluff:
+                continue
+            note = ""
+            if a == "accept":
+                note = f"draw {view.pending}, lose your turn"
+            elif a == "challenge":
+                note = "a bluff: its player draws 4 and you play; a legal WD4: you draw 6"
+            elif a == "pass" and view.phase == "drawn":
+                note = "keep the card you drew"
+            elif a == "pass" and view.phase == "jump":
+                note = "do not jump in"
+            elif view.phase == "jump":
+                note = "jump in out of turn"
+            elif a.startswith("target "):
+                q = int(a.split()[1])
+                note = f"{self.names[q]}, {view.hand_sizes[q]} cards"
+            out.append((a, note))
+        if bluff:
+            held = self.paint.color(view.color)
+            if view.phase == "pending":  # a stacked WD4 (docs/rules.md §6) is never challenged
+                note = f"bluff: you hold {held}; a stacked WD4 cannot be challenged"
+            else:
+                note = (f"bluff: you hold {held}; if challenged you draw 4, "
+                        "and the color you name stands")
+            out.append(("WD4", note))
+        return out
+
+    def bluffing(self, view: Any) -> bool:
+        """Would playing a WD4 now break its color condition (docs/rules.md §3)?"""
+        others = [t for t in view.hand if t != "WD4"]
+        return any(t[:1] == view.color for t in others) or (
+            self.wilds_block and any(t in ("W", "WX") for t in others))
 
 
 def _read_answer() -> tuple[str, int] | None:
@@ -127,7 +190,8 @@ def _match(text: str, legal: list[str]) -> str | None:
 @options.overrides
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
               callback=lambda _ctx, _param, v: _not_empty(v),
-              help="Write the trace to FILE instead of stdout (a FIFO or device as a stream).")
+              help="Write the trace to FILE instead of stdout (a FIFO or device as a stream); "
+                   "with --human, instead of a fresh file in the current directory.")
 @click.option("--human", type=click.IntRange(0, MAX_PLAYERS - 1), default=None, metavar="SEAT",
               help="Play seat SEAT yourself at the terminal, against the configured policies.")
 def play_cmd(config: str, seed: int | None, game: int, trace_format: str,
@@ -151,6 +215,7 @@ def play_cmd(config: str, seed: int | None, game: int, trace_format: str,
     policies: list[str] = list(cfg.seat_policies)
     labels = list(cfg.edition_spec.colors)
     seats: dict[int, Any] = {}
+    seed = cfg.seed if seed is None else seed
 
     def render(events: list[dict]) -> str:
         if trace_format == "jsonl":
@@ -159,17 +224,28 @@ def play_cmd(config: str, seed: int | None, game: int, trace_format: str,
                  if len(set(policies)) > 1 else None)
         return to_text(events, seat_names=names, color_labels=labels)
 
+    def save(events: list[dict]) -> str:
+        """Write the trace where it goes; with --human, the path it went to."""
+        if human is None or out is not None:
+            _write_trace(out, render(events))
+            return str(out)
+        ext = "jsonl" if trace_format == "jsonl" else "txt"
+        return _write_fresh(f"play-{_slug(cfg.name)}-seed{seed}-game{game}", ext, render(events))
+
     played: list[dict] = []  # the game so far, kept if it is interrupted
     try:
         cc, named = compile_with_plugins(cfg)
         seats.update(named)
         if human is not None:
+            cc = _may_bluff(cc, human)
             policies[human] = "you"
-            player = HumanPolicy([f"P{i} ({p})" for i, p in enumerate(policies)], labels)
+            ed = cfg.edition_spec
+            player = HumanPolicy([f"P{i} ({p})" for i, p in enumerate(policies)], labels,
+                                 Painter(color_wanted(sys.stdout), labels), ed.special,
+                                 ed.wd4_wilds_block, cfg.house_rules)
             seats[human] = Seat("human", player)
         with foreground() as fg:  # off the main thread: Ctrl-C lands while seats think
-            events = fg.call(play_game, cc, cfg.seed if seed is None else seed, game,
-                             plugins=seats, sink=played)
+            events = fg.call(play_game, cc, seed, game, plugins=seats, sink=played)
     except (PluginError, PluginActionError) as exc:
         raise CliError(exc) from None
     except KeyboardInterrupt:
@@ -177,15 +253,80 @@ def play_cmd(config: str, seed: int | None, game: int, trace_format: str,
         if so_far and (out is not None or human is not None):
             if human is not None:
                 click.echo("")  # ends the prompt's line
-            _write_trace(out, render(so_far))
-            where = out if out is not None else "stdout"
+            where = save(so_far)
             raise RunInterrupted(f"interrupted: the {len(so_far)} events played so far "
                                  f"are written to {where}") from None
         raise
-    if human is not None:
-        player.show_news(seats[human].log.events)
-        click.echo("-- game over")
-    _write_trace(out, render(events))
+    if human is None:
+        _write_trace(out, render(events))
+        return
+    seen = list(seats[human].log.events)  # masked; a match's last score events follow
+    player.show_news(seen + events[len(seen):])
+    where = save(events)
+    click.echo(f"-- game over: {_result(events, player.names, human)}")
+    click.echo(f"   the trace is in {where}" + (
+        f"; replay it with: unosim view {where}" if trace_format == "jsonl"
+        else " (--trace-format jsonl writes one `unosim view` can replay)"))
+
+
+# A human seat's declared WD4 bluff rate: it makes the bluff a legal choice for the
+# seat (docs/rules.md §3: only where the policy bluffs), and the `strategic` bots
+# judge the seat's WD4s by it (`wd4_illegal_chance`: a seat declaring 0 is never
+# challenged). 1: the seat may bluff whenever it holds the active color.
+HUMAN_BLUFF_RATE = 1.0
+
+
+def _may_bluff(cc: Any, seat: int) -> Any:
+    """``cc`` with ``seat`` allowed to bluff a WD4 (a copy: compiled arrays are shared)."""
+    import dataclasses
+
+    from unosim.engine.state import P_BLUFF
+
+    pp = cc.pp.copy()
+    pp[seat, P_BLUFF] = HUMAN_BLUFF_RATE
+    return dataclasses.replace(cc, pp=pp)
+
+
+def _result(events: list[dict], names: list[str], human: int) -> str:
+    """Who won the game, from its last ``end`` or ``match_end`` event."""
+    last = next((e for e in reversed(events) if e["e"] in ("end", "match_end")), None)
+    w = None if last is None else last["winner"]
+    if w is None:
+        return ("the match is unfinished" if last is not None and last["e"] == "match_end"
+                else "a stalemate, nobody went out")
+    won = w if isinstance(w, list) else [w]
+    if human in won:
+        return "you win" + (" (with your partner)" if len(won) > 1 else "")
+    return " & ".join(names[x] for x in won) + (" wins" if len(won) == 1 else " win")
+
+
+def _slug(name: str) -> str:
+    """A config name as a safe piece of a file name."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._")[:40] or "game"
+
+
+def _write_fresh(stem: str, ext: str, text: str) -> str:
+    """Write ``text`` to a file that did not exist, ``STEM.EXT`` or ``STEM-N.EXT``,
+    in the current directory (or, if that cannot be written, the temp directory);
+    its path. Creating it exclusively never overwrites an earlier game's trace."""
+    folders = [".", tempfile.gettempdir()]
+    for folder in folders:
+        for n in range(1, 1000):
+            path = os.path.join(folder, f"{stem}.{ext}" if n == 1 else f"{stem}-{n}.{ext}")
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            except FileExistsError:
+                continue
+            except OSError:
+                break  # not writable: the next folder
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(text.encode("utf-8"))
+            except OSError as exc:
+                os.unlink(path)
+                raise CliError(f"{path}: {exc.strerror or exc}") from None
+            return path[2:] if folder == "." else path
+    raise CliError(f"cannot create a trace file in {' or '.join(folders)}; give --out FILE")
 
 
 def _not_empty(value: str | None) -> str | None:
