@@ -234,7 +234,10 @@ def test_duplicate_key_at_any_depth(tmp_path: Path) -> None:
 def test_duplicate_key_in_edition(tmp_path: Path) -> None:
     write(tmp_path / "ed.yaml", CLASSIC_EDITION + "uno_penalty: 4\n")
     msg = error(write(tmp_path / "cfg.yaml", "edition: ed.yaml\n"), file="ed.yaml")
-    assert "duplicate key 'uno_penalty' (lines 32 and 44)" in msg
+    first = 1 + next(i for i, line in enumerate(CLASSIC_EDITION.splitlines())
+                     if line.startswith("uno_penalty:"))
+    last = CLASSIC_EDITION.count("\n") + 1
+    assert f"duplicate key 'uno_penalty' (lines {first} and {last})" in msg
 
 
 def test_duplicate_key_in_set_value(tmp_path: Path) -> None:

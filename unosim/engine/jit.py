@@ -131,9 +131,15 @@ def optional(feature: str, off: Callable[..., Any]) -> Callable[[F], F]:
         compiled = jit(fn)
         stub_off = jit(off)
 
+        name = marker(feature)
+
         @functools.wraps(fn)
         def stub(*args: Any) -> Any:
-            return compiled(*args)
+            # From Python (and everywhere under NUMBA_DISABLE_JIT) the records'
+            # fields decide, as their types do in compiled code.
+            on = any(name in (getattr(getattr(a, "dtype", None), "names", None) or ())
+                     for a in args)
+            return compiled(*args) if on else stub_off(*args)
 
         def call_on(*args: Any) -> Any:
             return compiled(*args)

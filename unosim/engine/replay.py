@@ -31,7 +31,7 @@ from unosim.engine.deal import deal as deal_cards
 from unosim.engine.deal import reset_state
 from unosim.engine.game import IllegalActionError, Round, _seed
 from unosim.engine.scoring import next_dealer, score_round, start_match
-from unosim.engine.state import CompiledConfig, compile_config
+from unosim.engine.state import MARKER_PREFIX, CompiledConfig, compile_config
 from unosim.rules.cards import CardError, kind
 
 __all__ = ["Follower", "Table", "TraceReplayError", "replay", "trace_config"]
@@ -104,7 +104,8 @@ class Follower:
     def snapshot(self) -> tuple[dict[str, np.ndarray], int]:
         S: Any = self.r.S
         return ({n: np.array(self._field(n), copy=True) for n in S.dtype.names
-                 if n not in self.SKIP and not n.startswith("x_")}, len(self.r._events))
+                 if n not in self.SKIP and not n.startswith(("x_", MARKER_PREFIX))},
+                len(self.r._events))
 
     def restore(self, snap: tuple[dict[str, np.ndarray], int]) -> None:
         fields, n = snap

@@ -295,13 +295,16 @@ TRACE = "trace"  # the trace writer (a state built to be traced)
 FEATURES = (HABITS, ISMCTS, KNOWN, SPECIALS, TRACE)
 
 
+MARKER_PREFIX = "uses_"  # a variant's marker fields: its type, not its state
+
+
 def marker(feature: str) -> str:
     """The record field whose presence compiles ``feature`` in.
 
     >>> marker(HABITS)
     'uses_habits'
     """
-    return f"uses_{feature}"
+    return f"{MARKER_PREFIX}{feature}"
 
 
 # --- sizes --------------------------------------------------------------------------
