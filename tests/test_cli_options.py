@@ -11,7 +11,9 @@ from click.testing import CliRunner
 from test_cli import CLASSIC, invoke
 
 import unosim.engine
+from unosim.engine import jit
 from unosim.cli import main, options
+from unosim.cli import console
 from unosim.cli.console import COMPILE_NOTICE
 from unosim.rules.settings import setting_label, settings
 from unosim.run import BACKENDS
@@ -62,6 +64,7 @@ def test_shell_completion():
 
 def test_compile_notice_before_a_cold_engine(monkeypatch, tmp_path):
     monkeypatch.setattr(unosim.engine, "is_compiled", lambda *_: False, raising=False)
+    monkeypatch.setattr(jit, "is_compiled", lambda *_: False)  # play: the façade
     r = invoke("run", CLASSIC, "--games", "20", "--out", str(tmp_path / "a"), "--no-report")
     assert r.exit_code == 0, r.output
     assert r.stderr.splitlines()[0] == COMPILE_NOTICE
@@ -72,6 +75,47 @@ def test_compile_notice_before_a_cold_engine(monkeypatch, tmp_path):
     monkeypatch.setattr(unosim.engine, "is_compiled", lambda *_: True)
     r = invoke("run", CLASSIC, "--games", "20", "--out", str(tmp_path / "c"), "--no-report")
     assert r.exit_code == 0 and COMPILE_NOTICE not in r.stderr
+    r = invoke("play", CLASSIC)
+    assert r.exit_code == 0 and r.stderr == COMPILE_NOTICE + "\n"  # play asks about the façade
+    monkeypatch.setattr(jit, "is_compiled", lambda *_: True)
+    r = invoke("play", CLASSIC)
+    assert r.exit_code == 0 and r.stderr == ""
+
+
+@pytest.mark.parametrize("args", [
+    ["compare", CLASSIC, "seven_o"],
+    ["sweep", CLASSIC, "--vary", "players=2,3"],
+    ["league", "random", "strategic", "--players", "3"],
+], ids=["compare", "sweep", "league"])
+def test_studies_compile_every_engine_in_the_parent_first(monkeypatch, tmp_path, args):
+    """Each variant a study runs is loaded (compiled if need be) by the command
+    itself before any worker pool starts, so workers never compile at once."""
+    from unosim.run import runner
+
+    seen: list[object] = []
+    loaded: list[str] = []
+    monkeypatch.setattr(console, "compile_engine",
+                        lambda cc, quiet=False: loaded.append(_variant(cc)) or 0.0)
+    start = runner.executor
+
+    def executor(ccs, *rest, **kw):
+        seen.append(list(loaded))
+        assert {_variant(cc) for cc in ccs} <= set(loaded)
+        return start(ccs, *rest, **kw)
+
+    monkeypatch.setattr(runner, "executor", executor)
+    r = invoke(*args, "--games", "20", "--jobs", "1", "--out", str(tmp_path / "s"))
+    assert r.exit_code == 0, r.output
+    assert seen and all(seen)
+
+
+def _variant(cc: object) -> str:
+    """The engine variant a compiled config runs: its record types."""
+    from numba import typeof
+
+    from unosim.engine.batch import alloc_state, config_tuple
+
+    return repr((typeof(alloc_state(cc, trace=False)), typeof(config_tuple(cc))))
 
 
 def test_editions_name_house_rules_by_their_labels():
