@@ -11,10 +11,9 @@ from click.testing import CliRunner
 from test_cli import CLASSIC, invoke
 
 import unosim.engine
-from unosim.engine import jit
-from unosim.cli import main, options
-from unosim.cli import console
+from unosim.cli import console, main, options
 from unosim.cli.console import COMPILE_NOTICE
+from unosim.engine import jit
 from unosim.rules.settings import setting_label, settings
 from unosim.run import BACKENDS
 
@@ -122,3 +121,21 @@ def test_editions_name_house_rules_by_their_labels():
     r = invoke("editions")
     row = next(line for line in r.stdout.splitlines() if line.startswith("classic_1992"))
     assert setting_label("house_rules.two_player_reverse") in row
+
+
+def test_compile_progress_without_a_terminal(monkeypatch, capsys):
+    """Stderr not a terminal (a log, make demo under CI): a line every LOG_EVERY
+    seconds while numba compiles, then how many functions in how long."""
+    from numba.core import event
+
+    monkeypatch.setattr(console, "LOG_EVERY", 0.0)
+    monkeypatch.setattr(console, "_PROGRESS", [])
+    console._show_compile_progress()
+    try:
+        with event.trigger_event("numba:compile"), event.trigger_event("numba:compile"):
+            pass
+    finally:
+        event.unregister("numba:compile", console._PROGRESS[0])
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("  compiling: 2 functions, ")
+    assert err[-1].startswith("  compiled 2 functions in ") and "\r" not in "".join(err)

@@ -132,16 +132,21 @@ def compile_engines(cfgs: Iterable[Any], quiet: bool = False) -> float:
 
 
 _PROGRESS: list[Any] = []  # the listener, once installed
+LOG_EVERY = 10.0  # seconds between compile progress lines when stderr is not a terminal
 
 
 def _show_compile_progress() -> None:
-    """On a terminal: one status line (functions compiled, seconds) while numba
-    compiles in this process, cleared when it is done."""
-    if _PROGRESS or not sys.stderr.isatty():
+    """While numba compiles in this process: on a terminal, one status line
+    (functions compiled, seconds) rewritten in place; elsewhere (a log, a pipe,
+    ``make demo`` under CI) a line every `LOG_EVERY` seconds. Both end with
+    "compiled N functions in T s"."""
+    if _PROGRESS:
         return
     import time
 
     from numba.core import event
+
+    tty = sys.stderr.isatty()
 
     class Status(event.Listener):
         depth, count, t0, shown = 0, 0, 0.0, 0.0
@@ -149,19 +154,20 @@ def _show_compile_progress() -> None:
         def on_start(self, ev: event.Event) -> None:
             now = time.perf_counter()
             if self.depth == 0:
-                self.t0 = now
+                self.t0 = self.shown = now
             self.depth += 1
             self.count += 1
-            if now - self.shown > 0.25:
+            if now - self.shown > (0.25 if tty else LOG_EVERY):
                 self.shown = now
-                click.echo(f"\r  compiling: {self.count} functions, {now - self.t0:.0f} s",
-                           nl=False, err=True)
+                line = f"  compiling: {self.count} functions, {now - self.t0:.0f} s"
+                click.echo(f"\r{line}" if tty else line, nl=not tty, err=True)
 
         def on_end(self, ev: event.Event) -> None:
             self.depth -= 1
             if self.depth == 0:
-                click.echo(f"\r  compiled {self.count} functions in "
-                           f"{time.perf_counter() - self.t0:.1f} s", err=True)
+                line = (f"  compiled {self.count} functions in "
+                        f"{time.perf_counter() - self.t0:.1f} s")
+                click.echo(f"\r{line}" if tty else line, err=True)
                 self.count = 0
 
     _PROGRESS.append(Status())
