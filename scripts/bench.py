@@ -353,7 +353,7 @@ def startup_lines(res: dict[str, Any]) -> list[str]:
                      f"{m['compile_cpu_s']:.1f} s", "<= 20 s" if table == "random" else ""),
             ]
     if (m := res.get("cached_cli_start")) is not None:
-        lines.append(_row("cached start: unosim run classic --games 1000 (report), CPU",
+        lines.append(_row("cached start: run classic --games 1000 (report), CPU",
                           f"{m['cpu_s']:.2f} s", "<= 1 s"))
     if "suite" in res:
         st = res["suite"]
