@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from unosim.cli import options
-from unosim.cli.console import CliError, Command, compile_notice, info, warn
+from unosim.cli.console import CliError, Command, compile_engines, info, warn
 
 
 @click.command("compare", cls=Command)
@@ -76,10 +76,9 @@ def compare_cmd(configs: tuple[str, ...], games: int | None, seed: int | None,
     info(quiet or not text, f"comparing {len(cfgs)} configs, "
          + (f"until the paired interval is ±{precision:g} (at most {n_games:,} games)"
             if precision is not None else f"{n_games:,} games each") + f" -> {out_dir}")
-    if fresh:
-        compile_notice(quiet or not text)
     with study_dir(out_dir, identity, resume=resume, force=force, reuse=reuse,
                    inputs=[r.out for r in prebuilt.values()], warn=warn):
+        compile_engines(fresh, quiet or not text)  # here, once, before any worker starts
         cmp = run_comparison(cfgs, games=n_games, seeds=seeds, out=out_dir, jobs=jobs,
                              reuse=reuse, resume=resume, force=force,
                              progress=not quiet and text, prebuilt=prebuilt, on_warning=warn,

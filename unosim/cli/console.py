@@ -18,13 +18,14 @@ import gc
 import signal
 import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, NoReturn
 
 import click
 
 __all__ = ["COMPILE_NOTICE", "EXIT_ERROR", "EXIT_SIGNAL", "CliError", "Command", "Group",
-           "compile_engine", "compile_notice", "info", "one_line", "warn"]
+           "collecting", "compile_engine", "compile_engines", "compile_notice",
+           "few_collections", "info", "one_line", "warn"]
 
 EXIT_ERROR = 2
 EXIT_SIGNAL = 128  # + the signal number: how shells report a command a signal stopped
@@ -53,12 +54,20 @@ def info(quiet: bool, message: str) -> None:
         click.echo(message, err=True)
 
 
-def compile_notice(quiet: bool = False) -> None:
+def compile_notice(quiet: bool = False, entry: str | None = None) -> None:
     """Say so before the engine compiles (a cold cache), instead of a bar stuck at 0%;
-    on a terminal, a status line then counts what this process compiles."""
-    from unosim.engine import is_compiled
+    on a terminal, a status line then counts what this process compiles. ``entry``
+    (``module.function``) names what will compile, e.g. ``"rules.apply_action"``
+    for the façade (default: the batch kernel of any config)."""
+    if entry is not None:
+        from unosim.engine.jit import is_compiled as entry_compiled
 
-    if not is_compiled():
+        cached = entry_compiled(entry)
+    else:
+        from unosim.engine import is_compiled
+
+        cached = is_compiled()
+    if not cached:
         info(quiet, COMPILE_NOTICE)
         if not quiet:
             _show_compile_progress()
@@ -70,24 +79,74 @@ def compile_engine(cc: Any, quiet: bool = False) -> float:
     workers then only load it, and its timer starts with the engine ready."""
     import unosim.engine as engine
 
-    if not engine.is_compiled(cc):
-        info(quiet, COMPILE_NOTICE)
-        if not quiet:
-            _show_compile_progress()
-    return engine.prepare(cc)
+    if engine.is_compiled(cc):
+        return engine.prepare(cc)
+    info(quiet, COMPILE_NOTICE)
+    if not quiet:
+        _show_compile_progress()
+    with collecting():  # a compile makes garbage for minutes
+        return engine.prepare(cc)
+
+
+@contextlib.contextmanager
+def few_collections() -> Iterator[None]:
+    """No cyclic garbage collection inside: a cached start only imports and loads
+    (objects that live on), and each collection would walk all of them (about
+    0.1 s of CPU in all). Work that makes garbage runs under `collecting`."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+@contextlib.contextmanager
+def collecting() -> Iterator[None]:
+    """Cyclic garbage collection on inside (a compile, a simulation), whatever outside."""
+    was = gc.isenabled()
+    gc.enable()
+    try:
+        yield
+    finally:
+        if not was:
+            gc.disable()
+
+
+def compile_engines(cfgs: Iterable[Any], quiet: bool = False) -> float:
+    """`compile_engine` for each of ``cfgs`` (validated configs) in turn, here
+    and before any worker starts, so that a study's workers only load the
+    engine instead of each compiling it at once; the seconds spent compiling.
+    A config with a plug-in seat is left to the façade (`compile_notice`)."""
+    from unosim.engine.state import compile_config
+    from unosim.rules.plugins import is_plugin_name
+
+    seconds = 0.0
+    for cfg in cfgs:
+        if any(is_plugin_name(p) for p in cfg.seat_policies):
+            compile_notice(quiet)
+        else:
+            seconds += compile_engine(compile_config(cfg), quiet)
+    return seconds
 
 
 _PROGRESS: list[Any] = []  # the listener, once installed
+LOG_EVERY = 10.0  # seconds between compile progress lines when stderr is not a terminal
 
 
 def _show_compile_progress() -> None:
-    """On a terminal: one status line (functions compiled, seconds) while numba
-    compiles in this process, cleared when it is done."""
-    if _PROGRESS or not sys.stderr.isatty():
+    """While numba compiles in this process: on a terminal, one status line
+    (functions compiled, seconds) rewritten in place; elsewhere (a log, a pipe,
+    ``make demo`` under CI) a line every `LOG_EVERY` seconds. Both end with
+    "compiled N functions in T s"."""
+    if _PROGRESS:
         return
     import time
 
     from numba.core import event
+
+    tty = sys.stderr.isatty()
 
     class Status(event.Listener):
         depth, count, t0, shown = 0, 0, 0.0, 0.0
@@ -95,19 +154,20 @@ def _show_compile_progress() -> None:
         def on_start(self, ev: event.Event) -> None:
             now = time.perf_counter()
             if self.depth == 0:
-                self.t0 = now
+                self.t0 = self.shown = now
             self.depth += 1
             self.count += 1
-            if now - self.shown > 0.25:
+            if now - self.shown > (0.25 if tty else LOG_EVERY):
                 self.shown = now
-                click.echo(f"\r  compiling: {self.count} functions, {now - self.t0:.0f} s",
-                           nl=False, err=True)
+                line = f"  compiling: {self.count} functions, {now - self.t0:.0f} s"
+                click.echo(f"\r{line}" if tty else line, nl=not tty, err=True)
 
         def on_end(self, ev: event.Event) -> None:
             self.depth -= 1
             if self.depth == 0:
-                click.echo(f"\r  compiled {self.count} functions in "
-                           f"{time.perf_counter() - self.t0:.1f} s", err=True)
+                line = (f"  compiled {self.count} functions in "
+                        f"{time.perf_counter() - self.t0:.1f} s")
+                click.echo(f"\r{line}" if tty else line, err=True)
                 self.count = 0
 
     _PROGRESS.append(Status())

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from unosim.cli import options
-from unosim.cli.console import CliError, Command, compile_notice, info, warn
+from unosim.cli.console import CliError, Command, compile_engines, info, warn
 
 
 def _policy(text: str) -> Any:
@@ -19,6 +19,28 @@ def _policy(text: str) -> Any:
     from unosim.rules.yamlio import parse_yaml
 
     return parse_yaml(text, "POLICY")
+
+
+def _tables(config: str, overrides: tuple[str, ...], axis: Any, seats: list[Any],
+            players: int | None, head_to_head: bool) -> list[Any]:
+    """A config per seating of the league's tables (and head-to-head pairs): which
+    engine variants it runs (a variant depends on which policies sit, not where)."""
+    from unosim.report.grid import build_cells
+    from unosim.report.league import _with_seats as with_seats
+    from unosim.report.league import seatings
+    from unosim.rules.errors import ConfigError
+
+    bases = ([c.cfg for c in build_cells(config, [axis], overrides)] if axis is not None
+             else [options.load(config, overrides)])
+    cfgs = []
+    for base in bases:
+        for n in dict.fromkeys([players or base.players, *([2] if head_to_head else [])]):
+            try:
+                cfgs += [with_seats(base, seats, row, n, "compile")
+                         for row in seatings(len(seats), n, base.seed)]
+            except ConfigError:  # the league says why (e.g. no 2-player table)
+                continue
+    return cfgs
 
 
 @click.command("league", cls=Command)
@@ -84,9 +106,11 @@ def league_cmd(policies: tuple[str, ...], config: str, players: int | None, vary
     out_dir = Path(out) if out is not None else default_out(
         "league-" + "-".join(policies), identity)
     text = fmt == "text"
-    compile_notice(quiet or not text)
     with study_dir(out_dir, identity, resume=resume, force=force, reuse=reuse, warn=warn):
         try:
+            # the tables' engines here, once, before any worker starts
+            compile_engines(_tables(config, overrides, axis, seats, players, head_to_head),
+                            quiet or not text)
             ls = run_league(config, seats, players=players, overrides=overrides, vary=axis,
                             games=games, seed=seed, precision=precision, max_games=cap,
                             head_to_head=head_to_head, out=out_dir, reuse=reuse,

@@ -211,7 +211,7 @@ def play_cmd(config: str, seed: int | None, game: int, trace_format: str,
     cfg = options.load(config, overrides)
     if human is not None and human >= cfg.players:
         raise CliError(f"--human {human}: the game has seats 0-{cfg.players - 1}")
-    compile_notice()
+    compile_notice(entry="rules.apply_action")  # the façade, compiled as it plays
     policies: list[str] = list(cfg.seat_policies)
     labels = list(cfg.edition_spec.colors)
     seats: dict[int, Any] = {}

@@ -9,7 +9,14 @@ from typing import Any
 import click
 
 from unosim.cli import options
-from unosim.cli.console import Command, compile_engine, compile_notice, warn
+from unosim.cli.console import (
+    Command,
+    collecting,
+    compile_engine,
+    compile_notice,
+    few_collections,
+    warn,
+)
 
 
 @click.command("run", cls=Command)
@@ -45,6 +52,15 @@ def run_cmd(config: str, games: int | None, precision: float | None, max_games: 
     --resume continues that run, --force discards it (only the files it
     wrote; a directory holding no run is never cleared).
     """
+    with few_collections():  # imports, loading and the report; the games collect
+        _run(config, games, precision, max_games, seed, out, overrides, jobs, records,
+             resume, force, quiet, backend, scheduler, chunk_size, fmt, no_report)
+
+
+def _run(config: str, games: int | None, precision: float | None, max_games: int | None,
+         seed: int | None, out: str | None, overrides: tuple[str, ...], jobs: int | None,
+         records: bool, resume: bool, force: bool, quiet: bool, backend: str,
+         scheduler: str | None, chunk_size: int | None, fmt: str, no_report: bool) -> None:
     from unosim.report.labels import variant_name
     from unosim.report.runs import default_run_out
     from unosim.rules.plugins import is_plugin_name
@@ -74,10 +90,12 @@ def run_cmd(config: str, games: int | None, precision: float | None, max_games: 
             from unosim.engine.state import compile_config
 
             compiled_s = compile_engine(compile_config(cfg), quiet)
-        result = run_simulation(cfg, games=games, seed=seed, jobs=jobs, out=out_dir,
-                                records=records, resume=resume, force=force, backend=backend,
-                                scheduler=scheduler, chunk_size=chunk_size,
-                                progress=not quiet, on_warning=warn, **target)
+        with collecting():
+            result = run_simulation(cfg, games=games, seed=seed, jobs=jobs, out=out_dir,
+                                    records=records, resume=resume, force=force,
+                                    backend=backend, scheduler=scheduler,
+                                    chunk_size=chunk_size, progress=not quiet,
+                                    on_warning=warn, **target)
         from unosim.analysis.summary import format_text, summarize_run  # scipy: games done
 
         summary = summarize_run(result)

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import click
 
 from unosim.cli import options
-from unosim.cli.console import Command, compile_notice, info, warn
+from unosim.cli.console import Command, compile_engines, info, warn
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -79,8 +79,9 @@ def sweep_cmd(config: str, varies: tuple[str, ...], baseline: str | None, games:
         what = ", ".join(f"{a.key}={t}" for a, t in zip(axes, cell.texts, strict=True))
         info(quiet or not text, f"[{i + 1}/{n}] {what}: {cell.run.rounds:,} rounds")
 
-    compile_notice(quiet)
     with study_dir(out_dir, identity, resume=resume, force=force, reuse=reuse, warn=warn):
+        # every cell's engine here, once, before any worker starts
+        compile_engines([c.cfg for c in build_cells(config, axes, overrides)], quiet)
         sweep = run_sweep(config, axes, baseline=baseline,
                           games=cap if cap is not None else games, seed=seed, out=out_dir,
                           jobs=jobs, overrides=overrides, progress=not quiet, reuse=reuse,
