@@ -103,6 +103,26 @@ def stacking_answer(steps: list[Step]) -> str:
     return "\n".join(lines)
 
 
+def _largest_edge(rows: list[dict[str, Any]]) -> str:
+    """Where the first player's edge is largest, claimed only when that table size's
+    interval clears every other's (a larger estimate alone is not a larger edge).
+
+    >>> r = lambda n, v, lo, hi: {"players": n, "value": v, "low": lo, "high": hi}
+    >>> _largest_edge([r(8, 1.092, 1.087, 1.098), r(10, 1.108, 1.102, 1.114)])
+    'the edge is largest at 10 players'
+    >>> _largest_edge([r(8, 1.092, 1.087, 1.098), r(9, 1.091, 1.085, 1.097), r(10, 1.095, 1.09, 1.1)])
+    'the largest estimate is at 10 players, not told apart by the intervals from 8 and 9 players'
+    """
+    top = max(rows, key=lambda r: r["value"])
+    close = [int(r["players"]) for r in rows if r is not top and r["high"] >= top["low"]]
+    if not close:
+        return f"the edge is largest at {top['players']} players"
+    listed = " and ".join([", ".join(map(str, close[:-1])), str(close[-1])] if len(close) > 1
+                          else [str(close[0])])
+    return (f"the largest estimate is at {top['players']} players, not told apart by the "
+            f"intervals from {listed} players")
+
+
 def first_player_answer(steps: list[Step]) -> str:
     """The first player's win rate against the fair share 1/N at each table size."""
     rows = [r for r in steps[0].result["table"] if r["metric"] == "first_player_vs_fair"]
@@ -114,8 +134,7 @@ def first_player_answer(steps: list[Step]) -> str:
     head = (f"**The first player (on the dealer's left) wins more than the fair share 1/N at "
             f"{len(above)} of the {len(rows)} table sizes {sizes} players"
             + (f", less at {len(below)}" if below else "")
-            + f"; the edge is largest at {max(rows, key=lambda r: r['value'])['players']} "
-            "players.**")
+            + f"; {_largest_edge(rows)}.**")
     table = ["| players | first-player win rate ÷ fair share (95% CI) |", "|---|---|"]
     table += [f"| {r['players']} | {r['value']:.3f} ({r['low']:.3f} to {r['high']:.3f}) |"
               for r in rows]

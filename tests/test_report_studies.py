@@ -105,6 +105,22 @@ def test_the_first_player_answer_counts_the_sizes_whose_interval_clears_one():
     assert f"at {above - 1} of the {len(rows)} table sizes" in _headline(study)
 
 
+def test_the_first_player_answer_calls_a_size_largest_only_when_its_interval_clears():
+    study = _study("first_player")
+    rows = [r for r in study.steps[0].result["table"] if r["metric"] == "first_player_vs_fair"]
+    top = max(rows, key=lambda r: r["value"])
+    others = [r for r in rows if r is not top]
+    clears = all(r["high"] < top["low"] for r in others)
+    head = _headline(study)
+    assert (f"the edge is largest at {top['players']} players" in head) == clears
+    runner = max(others, key=lambda r: r["value"])
+    runner["high"] = top["low"]  # the intervals now touch: no ranking is established
+    head = _headline(study)
+    assert "the edge is largest" not in head
+    assert (f"the largest estimate is at {top['players']} players, not told apart by the "
+            f"intervals from") in head and str(runner["players"]) in head
+
+
 def test_the_yardstick_answer_follows_the_intervals():
     study = _study("yardstick")
     table = [s for s in study.steps if s.what == "table: three random, classic"][0]
