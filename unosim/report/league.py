@@ -812,11 +812,15 @@ def _h2h_words(lg: League, a: int, b: int) -> str:
     p = lg.h2h_decisions[key]
     games = sum(t.games for t in lg.h2h if set(t.seats) == {a, b})
     rate = Estimate(*wilson_interval(int(round(wb)), games), games)  # the table's cell
-    how = "beats" if p < ALPHA else "wins more often against (not decided)"
-    return (f" Head to head at 2 players, though, {lg.names[b]} {how} {lg.names[a]}: it "
-            f"wins {pct_ci(rate)} of their games (Holm-adjusted {_p(p)}). They disagree "
-            "because a rating averages over every table of the league, with all the other "
-            "policies seated around them, while a head-to-head is one pairing at 2 players.")
+    why = ("because a rating averages over every table of the league, with all the other "
+           "policies seated around them, while a head-to-head is one pairing at 2 players.")
+    if p < ALPHA:
+        return (f" Head to head at 2 players, though, {lg.names[b]} beats {lg.names[a]}: it "
+                f"wins {pct_ci(rate)} of their games (Holm-adjusted {_p(p)}). They disagree "
+                + why)
+    return (f" Head to head at 2 players, {lg.names[b]} wins {pct_ci(rate)} of its games "
+            f"against {lg.names[a]}, more than half but not decidedly (Holm-adjusted "
+            f"{_p(p)}); the two can point different ways " + why)
 
 
 def _verdicts(lg: League, markdown: bool = True) -> list[str]:
