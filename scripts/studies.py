@@ -23,6 +23,7 @@ import math
 import os
 import platform
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -622,6 +623,9 @@ def studies() -> dict[str, Study]:
     }
 
 
+MANIFESTS = ("study.json", "run.json")  # what marks a folder as a study's or a run's
+
+
 class MissingResult(Exception):
     """A study step's saved result is not on disk, so ``--rewrite`` cannot use it."""
 
@@ -652,6 +656,12 @@ def run_step(step: Step, scale: float, log: Callable[[str], None],
     pages are written again by the current code without simulating again.
     """
     cmd = step.command(scale)
+    out = REPORTS / step.part
+    if not reuse and out.is_dir() and not any((out / m).is_file() for m in MANIFESTS):
+        # pages committed before study folders carried a manifest: `--force` (rightly)
+        # refuses a folder it cannot tell is a study, and this script owns this one
+        log(f"  clearing {out.relative_to(REPORTS.parent)} (no {' or '.join(MANIFESTS)})")
+        shutil.rmtree(out)
     log("  $ " + shlex.join(cmd))
     t = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "unosim", *cmd[1:], "--format", "json",

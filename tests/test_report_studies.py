@@ -148,3 +148,32 @@ def test_rewrite_says_in_one_line_what_a_missing_result_needs(tmp_path: Path, mo
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
     assert not (tmp_path / "reports" / "yardstick" / "README.md").exists()
     assert not (tmp_path / "reports" / "README.md").exists()
+
+
+def test_a_study_reruns_over_pages_committed_without_a_manifest(tmp_path: Path, monkeypatch):
+    """A folder of pages written before study folders carried study.json is the script's
+    own: it is cleared so the command's --force does not refuse it; a folder with a
+    manifest is left for --force (or --reuse) to handle."""
+    import subprocess
+
+    monkeypatch.setattr(S, "REPORTS", tmp_path / "reports")
+    old = tmp_path / "reports" / "stacking" / "random"
+    old.mkdir(parents=True)
+    (old / "sweep.md").write_text("old page")
+    kept = tmp_path / "reports" / "stacking" / "strategic"
+    kept.mkdir(parents=True)
+    (kept / "study.json").write_text("{}")
+    seen: list[bool] = []
+
+    def fake_run(cmd, **kw):
+        out = tmp_path / cmd[cmd.index("--out") + 1]
+        seen.append(out.exists())
+        return subprocess.CompletedProcess(cmd, 0, "{}", "")
+
+    monkeypatch.setattr(S.subprocess, "run", fake_run)
+    monkeypatch.chdir(tmp_path)
+    steps = {s.part: s for s in S.studies()["stacking"].steps}
+    S.run_step(steps["stacking/random"], 1.0, lambda m: None)
+    S.run_step(steps["stacking/strategic"], 1.0, lambda m: None)
+    assert seen == [False, True]
+    assert (kept / "study.json").is_file()
