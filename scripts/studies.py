@@ -322,6 +322,9 @@ def skill_answer(steps: list[Step]) -> str:
         parts.append(f"more a game of skill than classic: {', '.join(more)}")
     if less:
         parts.append(f"more a game of luck than classic: {', '.join(less)}")
+    if (neither := named("not told apart", calls)) and parts:  # the title asks about each
+        parts.append(f"not called either way (the two measures are not both decided): "
+                     f"{', '.join(neither)}")
     head = ("**With the built-in policies, " + "; ".join(parts) + "." if parts else
             "**With the built-in policies, no rule set is told apart from classic on both "
             "skill measures at this sample.")

@@ -177,3 +177,13 @@ def test_a_study_reruns_over_pages_committed_without_a_manifest(tmp_path: Path, 
     S.run_step(steps["stacking/strategic"], 1.0, lambda m: None)
     assert seen == [False, True]
     assert (kept / "study.json").is_file()
+
+
+def test_the_skill_answer_names_every_rule_set_it_asks_about():
+    """The title asks about stacking and each other rule set: the first sentence answers
+    for each of them, including those it does not call either way."""
+    study = _study("skill")
+    first = _headline(study).split(". ")[0]
+    for rs in S.RULE_SETS:
+        if rs != "classic":
+            assert rs in first, rs
