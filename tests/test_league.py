@@ -304,6 +304,19 @@ def test_a_head_to_head_that_leans_the_other_way_undecided_is_not_called_a_disag
     assert "They disagree" not in text and "(not decided)" not in text
 
 
+def test_a_leader_not_told_apart_from_the_runner_up_is_not_called_highest():
+    tables = _synthetic(np.array([1.0, 1.01, 0.6]), 3, 300, np.random.default_rng(2))
+    ls = LeagueSet([_fake_league(tables, [])], None)
+    decide(ls)
+    lg = ls.leagues[0]
+    first, second = lg.ratings.order()[:2]
+    p = lg.decisions[(min(first, second), max(first, second))][3]
+    lead = lg.sentences[0]
+    assert ("rates highest" in lead) == (p < 0.05)
+    assert (f"has the highest rating, not told apart from {lg.names[second]}" in lead) == \
+        (p >= 0.05)
+
+
 def test_league_verdicts_are_holm_adjusted_together():
     tables = _synthetic(np.array([1.0, 1.02, 1.04]), 3, 2000, np.random.default_rng(4))
     ls = LeagueSet([_fake_league(tables, [])], None)
