@@ -23,6 +23,7 @@ import math
 import os
 import platform
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -103,6 +104,26 @@ def stacking_answer(steps: list[Step]) -> str:
     return "\n".join(lines)
 
 
+def _largest_edge(rows: list[dict[str, Any]]) -> str:
+    """Where the first player's edge is largest, claimed only when that table size's
+    interval clears every other's (a larger estimate alone is not a larger edge).
+
+    >>> r = lambda n, v, lo, hi: {"players": n, "value": v, "low": lo, "high": hi}
+    >>> _largest_edge([r(8, 1.092, 1.087, 1.098), r(10, 1.108, 1.102, 1.114)])
+    'the edge is largest at 10 players'
+    >>> _largest_edge([r(8, 1.092, 1.087, 1.098), r(9, 1.091, 1.085, 1.097), r(10, 1.095, 1.09, 1.1)])
+    'the largest estimate is at 10 players, not told apart by the intervals from 8 and 9 players'
+    """
+    top = max(rows, key=lambda r: r["value"])
+    close = [int(r["players"]) for r in rows if r is not top and r["high"] >= top["low"]]
+    if not close:
+        return f"the edge is largest at {top['players']} players"
+    listed = " and ".join([", ".join(map(str, close[:-1])), str(close[-1])] if len(close) > 1
+                          else [str(close[0])])
+    return (f"the largest estimate is at {top['players']} players, not told apart by the "
+            f"intervals from {listed} players")
+
+
 def first_player_answer(steps: list[Step]) -> str:
     """The first player's win rate against the fair share 1/N at each table size."""
     rows = [r for r in steps[0].result["table"] if r["metric"] == "first_player_vs_fair"]
@@ -114,8 +135,7 @@ def first_player_answer(steps: list[Step]) -> str:
     head = (f"**The first player (on the dealer's left) wins more than the fair share 1/N at "
             f"{len(above)} of the {len(rows)} table sizes {sizes} players"
             + (f", less at {len(below)}" if below else "")
-            + f"; the edge is largest at {max(rows, key=lambda r: r['value'])['players']} "
-            "players.**")
+            + f"; {_largest_edge(rows)}.**")
     table = ["| players | first-player win rate ÷ fair share (95% CI) |", "|---|---|"]
     table += [f"| {r['players']} | {r['value']:.3f} ({r['low']:.3f} to {r['high']:.3f}) |"
               for r in rows]
@@ -302,6 +322,9 @@ def skill_answer(steps: list[Step]) -> str:
         parts.append(f"more a game of skill than classic: {', '.join(more)}")
     if less:
         parts.append(f"more a game of luck than classic: {', '.join(less)}")
+    if (neither := named("not told apart", calls)) and parts:  # the title asks about each
+        parts.append(f"not called either way (the two measures are not both decided): "
+                     f"{', '.join(neither)}")
     head = ("**With the built-in policies, " + "; ".join(parts) + "." if parts else
             "**With the built-in policies, no rule set is told apart from classic on both "
             "skill measures at this sample.")
@@ -603,6 +626,9 @@ def studies() -> dict[str, Study]:
     }
 
 
+MANIFESTS = ("study.json", "run.json")  # what marks a folder as a study's or a run's
+
+
 class MissingResult(Exception):
     """A study step's saved result is not on disk, so ``--rewrite`` cannot use it."""
 
@@ -633,6 +659,12 @@ def run_step(step: Step, scale: float, log: Callable[[str], None],
     pages are written again by the current code without simulating again.
     """
     cmd = step.command(scale)
+    out = REPORTS / step.part
+    if not reuse and out.is_dir() and not any((out / m).is_file() for m in MANIFESTS):
+        # pages committed before study folders carried a manifest: `--force` (rightly)
+        # refuses a folder it cannot tell is a study, and this script owns this one
+        log(f"  clearing {out.relative_to(REPORTS.parent)} (no {' or '.join(MANIFESTS)})")
+        shutil.rmtree(out)
     log("  $ " + shlex.join(cmd))
     t = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "unosim", *cmd[1:], "--format", "json",

@@ -208,8 +208,10 @@ def test_page_renders_in_chromium(pages: dict[str, Path], browser: Browser, kind
         png = base64.b64decode(shot["data"])
         assert png[:8] == PNG_MAGIC
         (tmp_path / f"{kind}.png").write_bytes(png)
-        time.sleep(0.1)  # let late console messages arrive
-        browser.send("Runtime.evaluate", session, expression="1")
+        # a round trip through the page's task queue: every console message of a task
+        # queued before it is on the pipe before this reply (no sleep-and-hope)
+        browser.send("Runtime.evaluate", session, awaitPromise=True,
+                     expression="new Promise(r => setTimeout(r, 0))")
     finally:
         browser.send("Target.closeTarget", targetId=target)
     errors = [e for e in browser.events if e.get("sessionId") == session and (

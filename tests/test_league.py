@@ -289,6 +289,34 @@ def test_a_rating_that_disagrees_with_the_head_to_head_says_why():
     assert "Holm-adjusted" in text
 
 
+def test_a_head_to_head_that_leans_the_other_way_undecided_is_not_called_a_disagreement():
+    st = np.array([1.0, 1.3, 0.7])
+    tables = _synthetic(st, 3, 3000, np.random.default_rng(1))
+    h2h = [Table((0, 1), (505.0, 495.0), 1000), Table((1, 0), (495.0, 505.0), 1000),
+           Table((0, 2), (500.0, 500.0), 1000), Table((2, 0), (500.0, 500.0), 1000),
+           Table((1, 2), (700.0, 300.0), 1000), Table((2, 1), (300.0, 700.0), 1000)]
+    ls = LeagueSet([_fake_league(tables, h2h)], None)
+    decide(ls)
+    text = " ".join(ls.leagues[0].sentences)
+    assert "b is stronger than a" in text
+    assert "Head to head at 2 players, a wins 50.5% (95% CI 48.3–52.7%)" in text
+    assert "of its games against b, more than half but not decidedly (Holm-adjusted" in text
+    assert "They disagree" not in text and "(not decided)" not in text
+
+
+def test_a_leader_not_told_apart_from_the_runner_up_is_not_called_highest():
+    tables = _synthetic(np.array([1.0, 1.01, 0.6]), 3, 300, np.random.default_rng(2))
+    ls = LeagueSet([_fake_league(tables, [])], None)
+    decide(ls)
+    lg = ls.leagues[0]
+    first, second = lg.ratings.order()[:2]
+    p = lg.decisions[(min(first, second), max(first, second))][3]
+    lead = lg.sentences[0]
+    assert ("rates highest" in lead) == (p < 0.05)
+    assert (f"has the highest rating, not told apart from {lg.names[second]}" in lead) == \
+        (p >= 0.05)
+
+
 def test_league_verdicts_are_holm_adjusted_together():
     tables = _synthetic(np.array([1.0, 1.02, 1.04]), 3, 2000, np.random.default_rng(4))
     ls = LeagueSet([_fake_league(tables, [])], None)

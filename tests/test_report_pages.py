@@ -27,7 +27,7 @@ from test_cli import invoke
 
 from unosim.report import charts
 from unosim.report.charts import png_markers
-from unosim.report.verdicts import CANCELS, MARKER_LEGEND
+from unosim.report.verdicts import CANCELS, LITTLE, MARKER_LEGEND
 
 # short verdicts that claim a change (every other one leaves a marker hollow)
 NOT_ESTABLISHED = {"", "practically the same", "not decided", "identical"}
@@ -243,10 +243,15 @@ def test_compare_says_how_much_pairing_helped(compare_run):
             f"{factor:.1f} times the games")
     factors = [(r["se_unpaired"] / r["se"]) ** 2 for lab, r in _rows(result, "turns_mean").items()
                if lab != result["labels"][0] and r["verdict"] != "identical"]
-    cancel = sum(f >= CANCELS for f in factors)
-    if 0 < cancel < len(factors):
-        assert f"card luck largely cancels for {cancel} of the {len(factors)} configs" in para
-    assert ("card luck does not cancel" in para) == (cancel == 0)
+    big, small = sum(f >= CANCELS for f in factors), sum(f < LITTLE for f in factors)
+    n = len(factors)
+    assert ("card luck largely cancels in the differences" in para) == (big == n)
+    assert ("card luck does not cancel" in para) == (small == n)  # 'helped little'
+    assert ("card luck partly cancels in the differences" in para) == (big + small == 0)
+    if 0 < big + small and (big < n and small < n):
+        assert f"of the {n} configs, card luck cancels " in para
+        assert (f"largely for {big} (" in para) == (big > 0)
+        assert (f"hardly for {small} (" in para) == (small > 0)
 
 
 # --------------------------------------------------------------------------- #

@@ -105,6 +105,22 @@ def test_the_first_player_answer_counts_the_sizes_whose_interval_clears_one():
     assert f"at {above - 1} of the {len(rows)} table sizes" in _headline(study)
 
 
+def test_the_first_player_answer_calls_a_size_largest_only_when_its_interval_clears():
+    study = _study("first_player")
+    rows = [r for r in study.steps[0].result["table"] if r["metric"] == "first_player_vs_fair"]
+    top = max(rows, key=lambda r: r["value"])
+    others = [r for r in rows if r is not top]
+    clears = all(r["high"] < top["low"] for r in others)
+    head = _headline(study)
+    assert (f"the edge is largest at {top['players']} players" in head) == clears
+    runner = max(others, key=lambda r: r["value"])
+    runner["high"] = top["low"]  # the intervals now touch: no ranking is established
+    head = _headline(study)
+    assert "the edge is largest" not in head
+    assert (f"the largest estimate is at {top['players']} players, not told apart by the "
+            f"intervals from") in head and str(runner["players"]) in head
+
+
 def test_the_yardstick_answer_follows_the_intervals():
     study = _study("yardstick")
     table = [s for s in study.steps if s.what == "table: three random, classic"][0]
@@ -132,3 +148,42 @@ def test_rewrite_says_in_one_line_what_a_missing_result_needs(tmp_path: Path, mo
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
     assert not (tmp_path / "reports" / "yardstick" / "README.md").exists()
     assert not (tmp_path / "reports" / "README.md").exists()
+
+
+def test_a_study_reruns_over_pages_committed_without_a_manifest(tmp_path: Path, monkeypatch):
+    """A folder of pages written before study folders carried study.json is the script's
+    own: it is cleared so the command's --force does not refuse it; a folder with a
+    manifest is left for --force (or --reuse) to handle."""
+    import subprocess
+
+    monkeypatch.setattr(S, "REPORTS", tmp_path / "reports")
+    old = tmp_path / "reports" / "stacking" / "random"
+    old.mkdir(parents=True)
+    (old / "sweep.md").write_text("old page")
+    kept = tmp_path / "reports" / "stacking" / "strategic"
+    kept.mkdir(parents=True)
+    (kept / "study.json").write_text("{}")
+    seen: list[bool] = []
+
+    def fake_run(cmd, **kw):
+        out = tmp_path / cmd[cmd.index("--out") + 1]
+        seen.append(out.exists())
+        return subprocess.CompletedProcess(cmd, 0, "{}", "")
+
+    monkeypatch.setattr(S.subprocess, "run", fake_run)
+    monkeypatch.chdir(tmp_path)
+    steps = {s.part: s for s in S.studies()["stacking"].steps}
+    S.run_step(steps["stacking/random"], 1.0, lambda m: None)
+    S.run_step(steps["stacking/strategic"], 1.0, lambda m: None)
+    assert seen == [False, True]
+    assert (kept / "study.json").is_file()
+
+
+def test_the_skill_answer_names_every_rule_set_it_asks_about():
+    """The title asks about stacking and each other rule set: the first sentence answers
+    for each of them, including those it does not call either way."""
+    study = _study("skill")
+    first = _headline(study).split(". ")[0]
+    for rs in S.RULE_SETS:
+        if rs != "classic":
+            assert rs in first, rs

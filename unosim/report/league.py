@@ -812,11 +812,15 @@ def _h2h_words(lg: League, a: int, b: int) -> str:
     p = lg.h2h_decisions[key]
     games = sum(t.games for t in lg.h2h if set(t.seats) == {a, b})
     rate = Estimate(*wilson_interval(int(round(wb)), games), games)  # the table's cell
-    how = "beats" if p < ALPHA else "wins more often against (not decided)"
-    return (f" Head to head at 2 players, though, {lg.names[b]} {how} {lg.names[a]}: it "
-            f"wins {pct_ci(rate)} of their games (Holm-adjusted {_p(p)}). They disagree "
-            "because a rating averages over every table of the league, with all the other "
-            "policies seated around them, while a head-to-head is one pairing at 2 players.")
+    why = ("because a rating averages over every table of the league, with all the other "
+           "policies seated around them, while a head-to-head is one pairing at 2 players.")
+    if p < ALPHA:
+        return (f" Head to head at 2 players, though, {lg.names[b]} beats {lg.names[a]}: it "
+                f"wins {pct_ci(rate)} of their games (Holm-adjusted {_p(p)}). They disagree "
+                + why)
+    return (f" Head to head at 2 players, {lg.names[b]} wins {pct_ci(rate)} of its games "
+            f"against {lg.names[a]}, more than half but not decidedly (Holm-adjusted "
+            f"{_p(p)}); the two can point different ways " + why)
 
 
 def _verdicts(lg: League, markdown: bool = True) -> list[str]:
@@ -831,7 +835,18 @@ def _verdicts(lg: League, markdown: bool = True) -> list[str]:
     fair = 1 / lg.players
     co_top = [i for i in order if i != top and lg.tied(top, i)]
     who = " and ".join(f"**{names[i]}**" if markdown else names[i] for i in [top, *co_top])
-    out = [f"{who} {'rate' if co_top else 'rates'} highest: {_elo(r.rating[top])} Elo (95% CI "
+    units = [i for i in order if not any(lg.tied(i, j) and j < i for j in range(len(names)))]
+
+    def unit(i: int) -> tuple[str, str]:
+        group = [names[j] for j in range(len(names)) if j == i or lg.tied(i, j)]
+        return " and ".join(group), "are" if len(group) > 1 else "is"
+
+    # the leader is named as such only when the runner-up is told apart from it
+    lead = (f"{'rate' if co_top else 'rates'} highest" if len(units) < 2
+            or _decision(lg, units[0], units[1])[3] < ALPHA else
+            f"{'have' if co_top else 'has'} the highest rating, not told apart from "
+            f"{unit(units[1])[0]}")
+    out = [f"{who} {lead}: {_elo(r.rating[top])} Elo (95% CI "
            f"{_elo(r.low[top])} to {_elo(r.high[top])}); "
            f"{'each' if co_top else 'it'} wins {pct_ci(rates[top])} of "
            f"{lg.unit} per seat it holds, against a fair {pct(fair)}."]
@@ -839,11 +854,6 @@ def _verdicts(lg: League, markdown: bool = True) -> list[str]:
         out.append(f"{names[a]} and {names[b]} are identical in these games: they play every "
                    f"one of the {lg.games:,} games of every seating exactly alike, so they "
                    f"share one rating and are not ranked. {lg.identical_how}")
-    units = [i for i in order if not any(lg.tied(i, j) and j < i for j in range(len(names)))]
-
-    def unit(i: int) -> tuple[str, str]:
-        group = [names[j] for j in range(len(names)) if j == i or lg.tied(i, j)]
-        return " and ".join(group), "are" if len(group) > 1 else "is"
 
     for a, b in itertools.pairwise(units):
         d, lo, hi, p = _decision(lg, a, b)

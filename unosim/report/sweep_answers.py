@@ -184,6 +184,43 @@ def fmt_effect(e: Effect, key: str) -> str:
             f" to {format_fixed(e.high, dec, True)}{unit}")
 
 
+def _size(e: Effect) -> tuple[float, float]:
+    """The interval of an effect's size (its absolute value), for ranking effects."""
+    a, b = sorted((abs(e.low), abs(e.high)))
+    return (0.0 if e.low <= 0 <= e.high else a), b
+
+
+def _largest(axis: Axis, known: Sequence[tuple[int, Effect]], key: str) -> str:
+    """Where the decided effect is largest, claimed only when its interval clears every
+    other cell's (a larger point estimate alone is not a larger effect); with one decided
+    cell, only its size.
+
+    >>> from unosim.report.sweep import parse_vary
+    >>> ax = parse_vary("players=2,4,6")
+    >>> e = lambda v, lo, hi, w="lower": Effect(v, lo, hi, 0.1, w)
+    >>> print(_largest(ax, [(0, e(-2.1, -2.4, -1.9)), (1, e(-2.2, -2.4, -2.0)),
+    ...                     (2, e(-1.6, -1.8, -1.4))], "turns_mean"))
+    ; the largest decided effect is at 4 players (-2.20%, 95% CI -2.40 to -2.00%), but the
+    intervals do not tell it apart from the effect at 2 players
+    >>> _largest(ax, [(0, e(-3.6, -3.9, -3.4)), (1, e(-2.4, -2.6, -2.2))], "turns_mean")
+    '; the effect is largest at 2 players (-3.60%, 95% CI -3.90 to -3.40%)'
+    >>> _largest(ax, [(0, e(-3.4, -5.6, -1.2)), (1, e(-1.0, -3.0, 1.0, "undecided"))],
+    ...          "turns_mean")
+    '; the effect at 2 players is -3.4%, 95% CI -5.6 to -1.2%'
+    """
+    moved = [(x, f) for x, f in known if f.word in ("higher", "lower")]
+    xi, e = max(moved, key=lambda t: abs(t[1].value))
+    where, size = _where(axis, [xi], False), fmt_effect(e, key)
+    if len(moved) == 1:
+        return f"; the effect {where} is {size}"
+    floor = _size(e)[0]
+    close = [x for x, f in known if x != xi and f.word != "identical" and _size(f)[1] >= floor]
+    if not close:
+        return f"; the effect is largest {where} ({size})"
+    return (f"; the largest decided effect is {where} ({size}), but the intervals do not tell "
+            f"it apart from the effect {_where(axis, sorted(close), False)}")
+
+
 def _sentence(sweep: SweepGrid, key: str, s: Series) -> str | None:
     """One series' answer on ``key``: which way, where, and where it is largest."""
     axis = sweep.axes[sweep.x_axis]
@@ -209,9 +246,7 @@ def _sentence(sweep: SweepGrid, key: str, s: Series) -> str | None:
     if len(known) == 1 and moved:
         body += f" ({fmt_effect(moved[0][1], key)})"
     elif moved:
-        xi, e = max(moved, key=lambda t: abs(t[1].value))
-        body += (f"; the effect is largest {_where(axis, [xi], False)} "
-                 f"({fmt_effect(e, key)})")
+        body += _largest(axis, known, key)
     text = f"{s.subject} {body}."
     return text[:1].upper() + text[1:]
 

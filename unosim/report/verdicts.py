@@ -20,7 +20,7 @@ from unosim.analysis.estimates import Diff
 from unosim.analysis.paired import Margin, PairedDiff, Verdict
 from unosim.analysis.stats import ci_decimals, format_fixed
 
-__all__ = ["CANCELS", "ESTABLISHED", "MARKER_LEGEND", "QUESTIONS", "Question",
+__all__ = ["CANCELS", "ESTABLISHED", "LITTLE", "MARKER_LEGEND", "QUESTIONS", "Question",
            "decision_sentence", "games_factor", "margin_words", "pairing_words",
            "short_verdict", "stopping_text"]
 
@@ -177,6 +177,9 @@ def stopping_text(stop: dict[str, Any]) -> str:
 # Pairing is said to cancel card luck where an unpaired comparison would need at
 # least this many times the games (a per-game correlation of about 0.5 or more).
 CANCELS = 2.0
+# Below this many times the games (a correlation below about 0.17) pairing helped little;
+# between the two, card luck partly cancels (a saving of a sixth to a half of the games).
+LITTLE = 1.2
 
 
 def games_factor(d: PairedDiff) -> float:
@@ -208,6 +211,13 @@ def pairing_words(diffs: Sequence[PairedDiff], noun: str = "configs") -> str:
 comparison would need 1.0 times the games for the same precision: pairing helped little \
 here, because the change makes the same shuffles play out differently (card luck does not \
 cancel).'
+    >>> e = PairedDiff(1.0, 0.5, 1.5, 0.01, "paired t", 0.1, float("nan"), 0.1, 0.13,
+    ...                0.4, 1000, 10.0)
+    >>> pairing_words([e]).split(": ", 1)[1]
+    'card luck partly cancels in the differences.'
+    >>> print(pairing_words([d, e, e]).split(": ", 1)[1])
+    of the 3 configs, card luck cancels partly for 2 (at least 1.2 times) and hardly for 1
+    (less than 1.2 times).
     """
     ds = [d for d in diffs if not d.identical and math.isfinite(games_factor(d))]
     if not ds:
@@ -216,12 +226,21 @@ cancel).'
     text = (f"The per-game correlation of turns with the baseline is "
             f"{_span([d.corr for d in ds], '.2f')}, so an unpaired comparison would need "
             f"{_span(factors, '.1f')} times the games for the same precision: ")
-    cancel = sum(f >= CANCELS for f in factors)
-    if cancel == len(ds):
+    big = sum(f >= CANCELS for f in factors)
+    small = sum(f < LITTLE for f in factors)
+    mid = len(ds) - big - small
+    if big == len(ds):
         return text + "card luck largely cancels in the differences."
-    if cancel == 0:
+    if small == len(ds):
         return text + ("pairing helped little here, because the change makes the same "
                        "shuffles play out differently (card luck does not cancel).")
-    return text + (f"card luck largely cancels for {cancel} of the {len(ds)} {noun} (those "
-                   f"where an unpaired comparison would need at least {CANCELS:g} times the "
-                   "games), not for the others.")
+    if mid == len(ds):
+        return text + "card luck partly cancels in the differences."
+    parts = [f"{how} for {k} ({what})" for how, k, what in (
+        ("largely", big, f"an unpaired comparison would need at least {CANCELS:g} times the "
+                         "games"),
+        ("partly", mid, f"at least {LITTLE:g} times"),
+        ("hardly", small, f"less than {LITTLE:g} times")) if k]
+    return (text + f"of the {len(ds)} {noun}, card luck cancels "
+            + (parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1])
+            + ".")
