@@ -24,7 +24,7 @@ DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BLOCK = re.compile(r"```(sh|console|python)\n(.*?)```", re.S)
 SMALL = "300"
 # Lines that set up a machine or a cluster, or wait for a person: not run here.
-NOT_RUN = ("make ", "pip ", "dask ", "eval ", "_UNOSIM_COMPLETE")
+NOT_RUN = ("make ", "pip ", "dask ", "eval ", "_UNOSIM_COMPLETE", "jupyter ")  # tests/test_notebook.py runs the notebook
 
 
 def _blocks(doc: Path, lang: str) -> list[str]:
