@@ -158,3 +158,9 @@ def test_leagues_of_several_rule_sets_name_them():
     assert isinstance(ls.plot(), Figure)
     t = ls.table()
     assert list(t["rule"].unique()) == ["off", "on"] and str(t["n"].dtype) == "int64"
+
+
+def test_dir_offers_the_api_not_the_package_s_own_imports():
+    names = dir(unosim)
+    assert set(unosim.__all__) <= set(names)
+    assert not {"sys", "types", "importlib", "Any", "annotations"} & set(names)
