@@ -107,6 +107,7 @@ def test_the_comparison_plot_is_the_paired_difference_with_its_interval(results)
 def test_league_matrix_is_a_labelled_frame(results):
     lg = results["league"].leagues[0]
     m = lg.matrix()
+    assert results["league"].matrix().equals(m)  # the LeagueSet of one rule set: its matrix
     assert isinstance(m, pd.DataFrame)
     assert m.index.name == "policy" and m.columns.names == ["measure", "opponent"]
     assert list(m.columns.get_level_values(0).unique()) == ["rate", "low", "high", "games"]
@@ -158,3 +159,11 @@ def test_leagues_of_several_rule_sets_name_them():
     assert isinstance(ls.plot(), Figure)
     t = ls.table()
     assert list(t["rule"].unique()) == ["off", "on"] and str(t["n"].dtype) == "int64"
+    m = ls.matrix()
+    assert m.index.names == ["rule", "policy"] and m.loc["on"].equals(ls.leagues[1].matrix())
+
+
+def test_dir_offers_the_api_not_the_package_s_own_imports():
+    names = dir(unosim)
+    assert set(unosim.__all__) <= set(names)
+    assert not {"sys", "types", "importlib", "Any", "annotations"} & set(names)

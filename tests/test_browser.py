@@ -112,11 +112,12 @@ class Browser:
                 return reply.get("result", {})
             self.events.append(reply)
 
-    def wait_for(self, method: str, session: str) -> None:
-        """Until the event ``method`` arrives for ``session``."""
+    def wait_for(self, method: str, session: str, since: int = 0) -> None:
+        """Until the event ``method`` arrives for ``session`` (counting only events from
+        index ``since`` of ``events``: a second page load must not be the first one)."""
         deadline = time.monotonic() + TIMEOUT
         if any(e.get("method") == method and e.get("sessionId") == session
-               for e in self.events):
+               for e in self.events[since:]):
             return
         while True:
             ev = self._inbox.get(timeout=max(0.1, deadline - time.monotonic()))

@@ -23,8 +23,9 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BLOCK = re.compile(r"```(sh|console|python)\n(.*?)```", re.S)
 SMALL = "300"
-# Lines that set up a machine or a cluster, or wait for a person: not run here.
-NOT_RUN = ("make ", "pip ", "dask ", "eval ", "_UNOSIM_COMPLETE", "jupyter ")  # tests/test_notebook.py runs the notebook
+# Lines that set up a machine or a cluster, or wait for a person (jupyter lab: a server;
+# tests/test_notebook.py runs the notebook itself): not run here.
+NOT_RUN = ("make ", "pip ", "dask ", "eval ", "_UNOSIM_COMPLETE", "jupyter ")
 
 
 def _blocks(doc: Path, lang: str) -> list[str]:

@@ -190,6 +190,24 @@ def test_completion_of_configs_policies_and_set_values():
     assert "classic" in r.stdout
 
 
+def _complete(words: str) -> list[str]:
+    r = CliRunner().invoke(main, [], prog_name="unosim", env={
+        "_UNOSIM_COMPLETE": "bash_complete", "COMP_WORDS": words,
+        "COMP_CWORD": str(len(words.split()) - 1)})
+    return [line.partition(",")[2] for line in r.stdout.splitlines() if line]
+
+
+def test_completion_of_vary_keys_and_value_lists():
+    assert _complete("unosim sweep classic --vary pla") == ["players="]
+    assert "house_rules.jump_in=false,true" in _complete(
+        "unosim sweep classic --vary house_rules.jump_in=")
+    assert _complete("unosim league random greedy --vary house_rules.seven_o=f") == [
+        "house_rules.seven_o=false,true"]
+    assert "seats=" in _complete("unosim sweep classic --vary s")
+    assert "seats=" not in _complete("unosim league random greedy --vary s")  # refused there
+    assert _complete("unosim sweep classic --vary gam") == []  # every cell plays the same games
+
+
 # --- progress without a terminal ------------------------------------------------------
 def test_progress_lines_when_stderr_is_not_a_terminal(tmp_path, monkeypatch):
     """A plug-in run (about 100 rounds/s) says how far it is on a stderr that is a file."""

@@ -64,4 +64,9 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_API) | {"run"})
+    """The API and the loaded subpackages: what a notebook's ``unosim.<TAB>`` offers (not
+    this module's own imports, such as ``sys`` or ``importlib``)."""
+    subpackages = {n for n, v in globals().items()
+                   if isinstance(v, types.ModuleType) and not n.startswith("_")
+                   and v.__name__.startswith(f"{__name__}.")}
+    return sorted({*__all__, *subpackages})

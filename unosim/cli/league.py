@@ -51,7 +51,7 @@ def _tables(config: str, overrides: tuple[str, ...], axis: Any, seats: list[Any]
               help="The rule set (a file or shipped config name).")
 @click.option("--players", type=click.IntRange(2), default=None,
               help="Players at each table (default: the config's).")
-@click.option("--vary", default=None, metavar="KEY=VALUES",
+@click.option("--vary", default=None, metavar="KEY=VALUES", shell_complete=options.complete_vary,
               help="Run one league per value (house_rules.stacking.draw_two_on_draw_two="
                    "false,true) and report how the ratings move.")
 @click.option("--head-to-head/--no-head-to-head", "head_to_head", default=True,

@@ -109,6 +109,23 @@ def _complete_setting(ctx: click.Context, param: click.Parameter,
             if s.key.startswith(incomplete)]
 
 
+def complete_vary(ctx: click.Context, param: click.Parameter,
+                  incomplete: str) -> list[CompletionItem]:
+    """``--vary`` keys, as ``--set``'s but those the command refuses (games and seed; a
+    league's seats too); after ``KEY=``, every value of a key with choices, in both orders
+    for two (``house_rules.jump_in=false,true``).
+    """
+    refused = {"games=", "seed="} | ({"policy=", "seats="}
+                                     if ctx is not None and ctx.info_name == "league" else set())
+    key, sep, value = incomplete.partition("=")
+    if not sep:
+        return [c for c in _complete_setting(ctx, param, incomplete) if c.value not in refused]
+    every = [v.value.partition("=")[2] for v in _complete_setting(ctx, param, f"{key}=")]
+    lists = [every, every[::-1]] if len(every) == 2 else [every] if every else []
+    return [CompletionItem(f"{key}={','.join(vs)}") for vs in lists
+            if ",".join(vs).startswith(value)]
+
+
 def complete_config(ctx: click.Context, param: click.Parameter,
                     incomplete: str) -> list[CompletionItem]:
     """A CONFIG argument: the built-in config names, then files."""

@@ -17,6 +17,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 @click.command("sweep", cls=Command)
 @click.argument("config", shell_complete=options.complete_config)
 @click.option("--vary", "varies", multiple=True, required=True, metavar="KEY=VALUES",
+              shell_complete=options.complete_vary,
               help="A grid axis: players=2..10, or a comma list of YAML values "
                    "(house_rules.jump_in=false,true). Repeatable; the first is the x axis.")
 @click.option("--baseline", default=None, metavar="KEY=VALUE",

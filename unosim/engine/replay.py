@@ -103,6 +103,7 @@ class Follower:
 
     def snapshot(self) -> tuple[dict[str, np.ndarray], int]:
         S: Any = self.r.S
+        # markers (scalar fields, such as uses_trace) are constants of the record's type
         return ({n: np.array(self._field(n), copy=True) for n in S.dtype.names
                  if n not in self.SKIP and not n.startswith(("x_", MARKER_PREFIX))},
                 len(self.r._events))

@@ -400,6 +400,14 @@ class LeagueSet:
             return texts[0]
         return " ".join(f"{lg.rule}: {lg.design}" for lg in self.leagues)
 
+    def matrix(self) -> pd.DataFrame:
+        """The head-to-head matrix (`League.matrix`), so ``unosim.league(...).matrix()``
+        works as a notebook user types it; with ``vary``, the rule sets' matrices one
+        under the other, the rows indexed by (``rule``, ``policy``)."""
+        if self.axis is None:
+            return self.leagues[0].matrix()
+        return pd.concat({lg.rule: lg.matrix() for lg in self.leagues}, names=["rule"])
+
     def table(self) -> pd.DataFrame:
         """The tidy table: rule, measure, policy, opponent, value, low, high, n."""
         rows: list[dict[str, Any]] = []
