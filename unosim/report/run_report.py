@@ -172,7 +172,15 @@ def write_report(
     doc.ul(lines)
     doc.p("Resolved config:")
     doc.code(config_yaml(cfg, games, seed), "yaml")
-    return doc.write(out, "report") + pngs + pages
+    written = doc.write(out, "report")
+    # an earlier report's example pages (--resume to more games) go only once this
+    # report is whole: a failed write keeps the old report and every page it links
+    from unosim.rules.config import name_slug
+
+    for stale in out.glob(f"example-{name_slug(cfg.name)}-*.html"):
+        if stale not in pages:
+            stale.unlink()
+    return written + pngs + pages
 
 
 def _examples(doc: Doc, cfg: GameConfig, seed: Any, games: int, out: Path) -> list[Path]:
@@ -194,13 +202,11 @@ def _examples(doc: Doc, cfg: GameConfig, seed: Any, games: int, out: Path) -> li
         doc.p(f"No example games are shown: {why}.")
         return []
     slug = name_slug(cfg.name)
-    for stale in out.glob(f"example-{slug}-*.html"):  # an earlier run's (--resume to more games)
-        stale.unlink()
     try:
         pages = write_examples(compile_config(cfg), int(seed), range(games), out,
                                name=slug, prefix="example-")
         command, config = play_command(cfg, out / f"example-{slug}.yaml")
-    except (TraceReplayError, ValueError, OSError) as exc:
+    except (TraceReplayError, ValueError) as exc:  # a write error is the report's own
         doc.p(f"No example games are shown: {exc}.")
         return []
     doc.table(["Example", "Replay viewer", "Play it again"], [
