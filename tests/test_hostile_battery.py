@@ -1,0 +1,97 @@
+"""Issue 20's battery, second pass: variations of each class beyond the listed cases.
+
+Each case is named after the variation it guards against. Commands run in
+process (`click.testing.CliRunner`) where one error line and an exit code are
+all there is to check.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from unosim.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+TRACE = ROOT / "examples" / "traces" / "seven_o_seed12.jsonl"
+WAIT = 240.0  # seconds a reader may wait on a machine shared by eight
+
+
+def _invoke(*args: str, input: str | bytes | None = None):  # noqa: ANN202 - click's Result
+    return CliRunner().invoke(main, list(args), input=input)
+
+
+def _one_line_error(res, *words: str) -> str:  # noqa: ANN001
+    assert res.exit_code == 2, res.output
+    assert "Traceback" not in res.output
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("unosim: error: "), res.stderr
+    for w in words:
+        assert w in lines[0], lines[0]
+    return lines[0]
+
+
+# --- view --out: special files are written, never replaced (as play --out) -------------------
+def _view_out(target: Path):  # noqa: ANN202 - click's Result
+    return _invoke("view", str(TRACE), "--out", str(target), "--quiet")
+
+
+def test_view_out_fifo_is_written_as_a_stream(tmp_path: Path) -> None:
+    fifo = tmp_path / "f"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    res = _view_out(fifo)
+    reader.join(WAIT)
+    assert res.exit_code == 0, res.output
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    assert got and got[0].startswith(b"<!") and got[0].rstrip().endswith(b"</html>")
+
+
+def test_view_out_symlink_to_a_fifo_keeps_both(tmp_path: Path) -> None:
+    fifo = tmp_path / "f"
+    os.mkfifo(fifo)
+    link = tmp_path / "page.html"
+    link.symlink_to(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    res = _view_out(link)
+    reader.join(WAIT)
+    assert res.exit_code == 0, res.output
+    assert link.is_symlink() and stat.S_ISFIFO(fifo.lstat().st_mode) and got and got[0]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="creating a device node needs root")
+def test_view_out_device_node_is_written_not_replaced(tmp_path: Path) -> None:
+    """A private copy of /dev/null's node (char 1:3), made inside the temp dir."""
+    node = tmp_path / "null"
+    os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    res = _view_out(node)
+    if res.exit_code != 0:  # a temp dir mounted nodev refuses to open it: still one line
+        _one_line_error(res, str(node))
+    assert stat.S_ISCHR(node.lstat().st_mode)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="creating a device node needs root")
+def test_view_out_full_device_is_one_line_and_stays(tmp_path: Path) -> None:
+    """A private copy of /dev/full's node (char 1:7): writing fails, nothing is replaced."""
+    node = tmp_path / "full"
+    os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 7))
+    _one_line_error(_view_out(node), str(node))
+    assert stat.S_ISCHR(node.lstat().st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == ["full"]  # no temp file left either
+
+
+def test_view_out_regular_file_is_still_replaced_whole(tmp_path: Path) -> None:
+    page = tmp_path / "page.html"
+    page.write_text("old\n")
+    assert _view_out(page).exit_code == 0
+    assert page.read_text().startswith("<!") and [p.name for p in tmp_path.iterdir()] == [
+        "page.html"]
