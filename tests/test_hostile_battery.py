@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import unosim
 from unosim.cli import main
+from unosim.rules.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parent.parent
 TRACE = ROOT / "examples" / "traces" / "seven_o_seed12.jsonl"
@@ -95,3 +97,15 @@ def test_view_out_regular_file_is_still_replaced_whole(tmp_path: Path) -> None:
     assert _view_out(page).exit_code == 0
     assert page.read_text().startswith("<!") and [p.name for p in tmp_path.iterdir()] == [
         "page.html"]
+
+
+# --- messages that mislead: a mapping's error names the mapping, not a temporary file --------
+@pytest.mark.parametrize("make", [
+    lambda: unosim.run({"players": 0}, games=10),
+    lambda: unosim.config({"players": 3}, set={"players": 99}),
+    lambda: unosim.config(unosim.config("classic"), set={"players": 99}),
+], ids=["run-dict", "config-dict-set", "config-object-set"])
+def test_api_mapping_config_error_names_the_mapping_not_a_temp_file(make) -> None:  # noqa: ANN001
+    with pytest.raises(ConfigError) as err:
+        make()
+    assert "(a mapping)" in str(err.value) and "unosim-config-" not in str(err.value)
