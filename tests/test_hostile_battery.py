@@ -109,3 +109,28 @@ def test_api_mapping_config_error_names_the_mapping_not_a_temp_file(make) -> Non
     with pytest.raises(ConfigError) as err:
         make()
     assert "(a mapping)" in str(err.value) and "unosim-config-" not in str(err.value)
+
+
+# --- view judges a trace as strictly as advise --trace (one reader) --------------------------
+def _tampered(tmp_path: Path, line: int, old: str, new: str) -> Path:
+    lines = TRACE.read_text().splitlines()
+    assert old in lines[line]
+    lines[line] = lines[line].replace(old, new, 1)
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize(("line", "old", "new", "words"), [
+    (2, '"p":1', '"p":77', ("line 3", "p must be a seat number")),
+    (0, '"players":4', '"players":100', ("line 1", "players must be 2..40")),
+    (0, '"draw":["RR"', '"draw":[1', ("line 1", "draw: expected a card token")),
+], ids=["turn-seat-77", "deal-100-players", "deal-draw-ints"])
+def test_view_malformed_event_names_its_line_as_advise_does(tmp_path: Path, line: int,
+                                                             old: str, new: str,
+                                                             words: tuple[str, ...]) -> None:
+    path = _tampered(tmp_path, line, old, new)
+    view = _one_line_error(_invoke("view", str(path), "--quiet"), *words)
+    advise = _one_line_error(_invoke("advise", "--trace", str(path), "--event", "2"), *words)
+    assert view == advise
+    assert not (tmp_path / "t.html").exists()

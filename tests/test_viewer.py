@@ -183,11 +183,11 @@ def test_view_writes_one_offline_page(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("content", "message"), [
     (None, "No such file"),
-    ("", "no events"),
+    ("", "starts with a deal"),
     ("not json\n", "line 1: not JSON"),
     ('{"e": "turn", "p": 0}\n', "starts with a deal"),
     ("[1, 2]\n", "not a trace event"),
-    ("[" * 100_000 + "\n", "not JSON"),
+    ("[" * 100_000 + "\n", "nests more than"),
 ])
 def test_view_bad_input_is_one_line(tmp_path: Path, content: str | None, message: str) -> None:
     trace = tmp_path / "t.jsonl"

@@ -1,13 +1,13 @@
 """``unosim view TRACE.jsonl``: a self-contained HTML page that replays the trace.
 
-The trace is read with bounds (its size, each line's length, the number of
-events, JSON nesting), so a wrong file is one error line, not a long wait:
+The trace is read as ``advise --trace`` reads it (bounded in size, line length
+and nesting; every event's fields typed), so a wrong file is one error line
+naming its line, not a long wait or a misleading replay error:
 ``unosim play CONFIG --seed S --game G --trace-format jsonl`` writes the input.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -16,45 +16,23 @@ import click
 from unosim.cli.console import CliError, Command, compile_notice, info
 from unosim.rules.limits import MAX_PLAYERS
 
-MAX_TRACE_BYTES = 64 << 20  # a long match is a few MB
-MAX_LINE_BYTES = 1 << 20  # one event: a deal of four decks is about 3 kB
 MAX_EVENTS = 100_000  # every event is a step of the page
 
 
 def read_trace(path: Path) -> list[dict[str, Any]]:
-    """The events of a JSONL trace, each a JSON object with an ``e`` key; a trace
-    too large, or a line that is not an event, is a `CliError` naming the line."""
-    events: list[dict[str, Any]] = []
-    total = 0
+    """The events of a JSONL trace, read and checked by `unosim.engine.trace.read_events`
+    (the reader ``advise --trace`` uses: bounded, every event's fields typed), so both
+    commands judge a trace alike; a problem is a `CliError` naming the line."""
+    from unosim.engine.trace import TraceError, read_events
+
     try:
-        with path.open("rb") as f:
-            for i in range(1, MAX_EVENTS + 2):
-                line = f.readline(MAX_LINE_BYTES + 1)
-                if not line:
-                    break
-                total += len(line)
-                if len(line) > MAX_LINE_BYTES:
-                    raise CliError(f"{path}: line {i} is longer than {MAX_LINE_BYTES} bytes")
-                if total > MAX_TRACE_BYTES:
-                    raise CliError(f"{path}: larger than {MAX_TRACE_BYTES >> 20} MB")
-                if not line.strip():
-                    continue
-                if len(events) == MAX_EVENTS:
-                    raise CliError(f"{path}: more than {MAX_EVENTS} events")
-                try:
-                    e = json.loads(line)
-                except (ValueError, RecursionError) as exc:
-                    raise CliError(f"{path}: line {i}: not JSON ({exc})") from None
-                if not isinstance(e, dict) or not isinstance(e.get("e"), str):
-                    raise CliError(f"{path}: line {i}: not a trace event (an object with \"e\")")
-                events.append(e)
+        events = read_events(path)
+    except TraceError as exc:
+        raise CliError(str(exc)) from None
     except OSError as exc:
         raise CliError(f"{path}: {exc.strerror or exc}") from None
-    if not events:
-        raise CliError(f"{path}: no events (write one with `unosim play CONFIG --trace-format "
-                       "jsonl`)")
-    if events[0]["e"] != "deal":
-        raise CliError(f"{path}: a trace starts with a deal event, not {events[0]['e']!r}")
+    if len(events) > MAX_EVENTS:
+        raise CliError(f"{path}: more than {MAX_EVENTS} events")
     return events
 
 
