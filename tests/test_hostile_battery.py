@@ -134,3 +134,19 @@ def test_view_malformed_event_names_its_line_as_advise_does(tmp_path: Path, line
     advise = _one_line_error(_invoke("advise", "--trace", str(path), "--event", "2"), *words)
     assert view == advise
     assert not (tmp_path / "t.html").exists()
+
+
+# --- messages that mislead: a plug-in edited since a study is not a "hand-edited summary" ----
+def test_compare_reuse_after_a_plugin_edit_names_the_plugin_not_the_summary(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    plugin = tmp_path / "pl.py"
+    plugin.write_text("class P:\n    def choose(self, view, legal):\n        return legal[0]\n")
+    args = ["compare", "classic", "stacking", "--games", "200", "--out", "C", "-q", "--jobs",
+            "1", "--set", "seats=[pl.py:P, random, random, random]"]
+    assert _invoke(*args).exit_code == 0
+    plugin.write_text(plugin.read_text() + "# edited\n")
+    res = _invoke(*args, "--reuse")
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert "plug-in pl.py:P changed" in res.stderr, res.stderr
+    assert "summary.json is not the one" not in res.stderr
