@@ -150,3 +150,22 @@ def test_compare_reuse_after_a_plugin_edit_names_the_plugin_not_the_summary(
     assert res.exit_code == 2 and "Traceback" not in res.output
     assert "plug-in pl.py:P changed" in res.stderr, res.stderr
     assert "summary.json is not the one" not in res.stderr
+
+
+# --- messages that mislead: an --out that cannot be a directory says why, not "File exists" --
+@pytest.mark.parametrize("kind", ["fifo", "dangling-symlink"])
+@pytest.mark.parametrize("command", [
+    ("run", "classic"), ("league", "random", "greedy"),
+], ids=["run", "league"])
+def test_out_dir_that_is_a_fifo_or_a_dangling_link_says_why(tmp_path: Path, kind: str,
+                                                            command: tuple[str, ...]) -> None:
+    out = tmp_path / "out"
+    if kind == "fifo":
+        os.mkfifo(out)
+    else:
+        out.symlink_to(tmp_path / "missing" / "dir")
+    line = _one_line_error(_invoke(*command, "--games", "10", "--out", str(out), "-q"),
+                           str(out))
+    assert "File exists" not in line
+    assert "not a directory" in line if kind == "fifo" else "symlink to nothing" in line
+    assert out.is_symlink() if kind != "fifo" else stat.S_ISFIFO(out.lstat().st_mode)
