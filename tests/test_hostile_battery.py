@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hostile.harness import cli, error_line
 
 import unosim
 from unosim.cli import main
@@ -169,3 +170,18 @@ def test_out_dir_that_is_a_fifo_or_a_dangling_link_says_why(tmp_path: Path, kind
     assert "File exists" not in line
     assert "not a directory" in line if kind == "fifo" else "symlink to nothing" in line
     assert out.is_symlink() if kind != "fifo" else stat.S_ISFIFO(out.lstat().st_mode)
+
+
+# --- tracebacks where one line belongs: a worker process that dies --------------------------
+@pytest.mark.parametrize("command", ["run", "compare"])
+def test_worker_process_ended_by_plugin_os_exit_is_one_line(tmp_path: Path,
+                                                             command: str) -> None:
+    """A plug-in that calls ``os._exit(0)`` in a loky worker: was loky's page-long
+    TerminatedWorkerError traceback with exit 1."""
+    (tmp_path / "ex.py").write_text("import os\nclass P:\n    def choose(self, view, legal):\n"
+                                    "        os._exit(0)\n")
+    configs = ("classic",) if command == "run" else ("classic", "stacking")
+    r = cli(tmp_path, command, *configs, "--games", "40000", "--jobs", "2", "--out", "o",
+            "-q", "--set", "seats=[ex.py:P, random, random, random]")
+    assert r.rc == 2 and "Traceback" not in r.stdout + r.stderr, str(r)
+    error_line(r, "worker process ended", "os._exit")
