@@ -185,3 +185,13 @@ def test_worker_process_ended_by_plugin_os_exit_is_one_line(tmp_path: Path,
             "-q", "--set", "seats=[ex.py:P, random, random, random]")
     assert r.rc == 2 and "Traceback" not in r.stdout + r.stderr, str(r)
     error_line(r, "worker process ended", "os._exit")
+
+
+# --- writes outside the out dir: a trace read from a stream has no name to put a page next to -
+def test_view_of_a_fifo_without_out_writes_nothing_next_to_it(tmp_path: Path) -> None:
+    """``view /dev/stdin`` would have written /dev/stdin.html; a FIFO stands in for it."""
+    fifo = tmp_path / "f"
+    os.mkfifo(fifo)
+    _one_line_error(_invoke("view", str(fifo)), str(fifo), "--out")
+    assert [p.name for p in tmp_path.iterdir()] == ["f"]
+
