@@ -101,10 +101,10 @@ def config(source: str | Path | Mapping[str, Any] | GameConfig,
     overrides = _overrides(set)
     with _scratch_files():  # the temporary file is read at once
         if isinstance(source, GameConfig):
-            cfg = load_config(_as_file(source.model_dump(mode="json"), source.name),
-                              overrides) if overrides else source
+            cfg = _load_mapping(source.model_dump(mode="json"), source.name,
+                                overrides) if overrides else source
         elif isinstance(source, Mapping):
-            cfg = load_config(_as_file(source, "config"), overrides)
+            cfg = _load_mapping(source, "config", overrides)
         else:
             cfg = load_config(source, overrides)
     if overrides:
@@ -127,6 +127,23 @@ def _scratch_files() -> Iterator[None]:
         _scratch.reset(token)
         for folder in folders:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def _load_mapping(data: Mapping[str, Any], stem: str,
+                  overrides: Sequence[str]) -> GameConfig:
+    """A mapping read as its config file would be; an error names the mapping, not the
+    temporary file it was read from (a path the caller never wrote, gone at once)."""
+    from unosim.rules.errors import ConfigError
+
+    path = _as_file(data, stem)
+    try:
+        return load_config(path, overrides)
+    except ConfigError as exc:
+        temp = ConfigError(path, None, "").source or ""
+        if not (exc.source or "").startswith(temp):
+            raise
+        where = f"{stem} (a mapping){(exc.source or '')[len(temp):]}"
+        raise ConfigError(where, exc.key, exc.message) from None
 
 
 def _as_file(data: Mapping[str, Any], stem: str) -> Path:

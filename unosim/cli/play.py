@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 import sys
 import tempfile
 from typing import Any
@@ -337,47 +336,14 @@ def _not_empty(value: str | None) -> str | None:
 
 
 def _write_trace(out: str | None, text: str) -> None:
-    """The trace to stdout (``out`` None) or to ``out``.
-
-    Only a regular file (or a new one) is replaced atomically, through a
-    symlink to its target; a FIFO, a terminal, a device or a name of an open
-    file (``/dev/stdout``, ``/proc/self/fd/N``) is opened and written as a
-    stream, never replaced. The same file as stdout is written through stdout,
-    so ``--out /dev/stdout`` appends where the shell said.
-    """
-    from unosim.run.files import write_text
+    """The trace to stdout (``out`` None) or to ``out`` (`unosim.run.files.write_output`:
+    a regular file replaced atomically, a FIFO or a device written as a stream)."""
+    from unosim.run.files import write_output
 
     if out is None:
         click.echo(text, nl=False)
         return
     try:
-        st: os.stat_result | None = os.stat(out)
-    except FileNotFoundError:
-        st = None
+        write_output(out, text)
     except OSError as exc:
         raise CliError(f"{out}: {exc.strerror or exc}") from None
-    if st is not None and stat.S_ISDIR(st.st_mode):
-        raise CliError(f"{out}: is a directory")
-    kernel_name = os.path.abspath(out).startswith(("/dev/", "/proc/"))
-    if st is None or (stat.S_ISREG(st.st_mode) and not kernel_name):
-        write_text(os.path.realpath(out), text)
-        return
-    data = text.encode("utf-8")
-    try:
-        if _is_stdout(st):
-            sys.stdout.flush()
-            sys.stdout.buffer.write(data)
-            sys.stdout.buffer.flush()
-            return
-        with open(out, "wb") as f:
-            f.write(data)
-    except OSError as exc:
-        raise CliError(f"{out}: {exc.strerror or exc}") from None
-
-
-def _is_stdout(st: os.stat_result) -> bool:
-    """Whether ``st`` is the file this process's stdout writes to."""
-    try:
-        return os.path.samestat(st, os.fstat(sys.stdout.fileno()))
-    except (AttributeError, OSError, ValueError):  # no real stdout (a test's capture)
-        return False

@@ -48,6 +48,8 @@ def view_cmd(trace: Path, out: Path | None, seat: int | None, title: str | None,
     from unosim.engine.trace import MAX_VIEW_EVENTS
     from unosim.report.viewer import write_viewer
 
+    if out is None and trace.exists() and not trace.is_file():  # no /dev/stdin.html
+        raise CliError(f"{trace} is not a regular file: name the page with --out")
     events = read_trace(trace, MAX_VIEW_EVENTS)
     players = events[0].get("players")
     if seat is not None and isinstance(players, int) and seat >= players:

@@ -56,7 +56,7 @@ from unosim.run import (
 from unosim.run.checkpoints import array_digests
 from unosim.run.files import write_json
 from unosim.run.lock import is_lock_file
-from unosim.run.manifest import read_checked, read_manifest, rules_hash
+from unosim.run.manifest import read_checked, read_manifest, rules_hash, why_changed
 
 __all__ = ["STUDY", "Job", "Run", "cell_dirs", "check_reuse", "check_study", "default_out",
            "default_run_out", "load_run",
@@ -552,6 +552,18 @@ def load_run(run_dir: str | Path) -> Run:
     return Run(cfg, agg, seed, int(agg["counts"][0]), d, summary, reused=True)
 
 
+def _config_problem(summary: dict[str, Any], cfg: GameConfig, manifest: dict[str, Any]) -> str:
+    """Why the config no longer matches: a plug-in edited since the run (summary and
+    manifest still agree), or else a summary edited by hand."""
+    from unosim.rules.plugins import plugin_digests
+
+    if summary.get("config_hash") == manifest.get("config_hash"):
+        why = why_changed(manifest, {"plugins": plugin_digests(cfg.seat_policies)})
+        if why != "config changed":
+            return f"{why} since it ran"
+    return "the config in summary.json is not the one that was run"
+
+
 def _vouched(d: Path, summary: dict[str, Any], cfg: GameConfig, seed: int,
              agg: dict[str, np.ndarray]) -> None:
     """Refuse a run dir whose summary or aggregates are not what its ``run.json`` recorded."""
@@ -566,7 +578,7 @@ def _vouched(d: Path, summary: dict[str, Any], cfg: GameConfig, seed: int,
     if manifest["status"] != "complete":
         problems.append(f"its run is {str(manifest['status'])[:20]!r}, not complete")
     if summary.get("config_hash") != config_hash(cfg) or rules_hash(cfg) != manifest["rules_hash"]:
-        problems.append("the config in summary.json is not the one that was run")
+        problems.append(_config_problem(summary, cfg, manifest))
     if seed != manifest["seed"] or cfg.seed != seed:
         problems.append(f"summary.json says seed {seed}, the run used {manifest['seed']}")
     if games != recorded or cfg.games != games:

@@ -22,7 +22,7 @@ from typing import Any
 
 from unosim.engine.replay import PENALTIES, Table, replay
 from unosim.rules.settings import house_rule_switches
-from unosim.run.files import write_text
+from unosim.run.files import write_output, write_text
 
 __all__ = ["EXAMPLE_LIMIT", "EXAMPLE_TITLES", "event_words", "pick_examples", "stack_chain",
            "viewer_data", "viewer_html", "write_examples", "write_viewer"]
@@ -214,8 +214,8 @@ def write_viewer(events: Sequence[dict[str, Any]], path: str | Path, *,
     ``seat`` opens the page from that seat's view (the others' cards face down);
     the page can switch views. Raises `TraceReplayError` (a `ValueError`) when
     the trace cannot be followed."""
-    out = Path(path)
-    write_text(out, viewer_html(viewer_data(events, title=title, seat=seat)))
+    out = Path(path)  # a FIFO or a device is written as a stream, never replaced
+    write_output(out, viewer_html(viewer_data(events, title=title, seat=seat)))
     return out
 
 

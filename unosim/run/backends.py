@@ -11,16 +11,18 @@ import contextlib
 import logging
 import os
 import queue
+import re
 import signal
 import threading
 import warnings
 from collections.abc import Callable, Generator, Iterator, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
 from unosim.engine.batch import NGF, simulate
-from unosim.run.errors import BackendError
+from unosim.run.errors import BackendError, RunError
 
 __all__ = ["BACKENDS", "DASK_CONNECT_TIMEOUT", "ChunkResult", "Executor", "Foreground", "Task",
            "chunk_task", "executor", "foreground", "pair_moments"]
@@ -308,6 +310,14 @@ def _dask(scheduler: str | None, jobs: int | None) -> Iterator[int]:
 _TRACKER_WARNING = "ignore:resource_tracker:UserWarning"
 
 
+def _died(exc: BaseException) -> str:
+    """One line for a worker process that ended without an answer (loky says it in a page)."""
+    codes = re.search(r"exit codes of the workers are \{([^}]*)\}", str(exc))
+    how = f" ({codes.group(1)})" if codes else ""
+    return (f"a worker process ended without finishing its chunk{how}: plug-in code that "
+            "exits the process (os._exit), a crash, or the OS stopping it for memory")
+
+
 def _quiet_resource_tracker() -> None:
     """Keep loky's resource tracker from warning about workers a stopped run killed.
 
@@ -349,8 +359,11 @@ def executor(ccs: tuple[Any, ...], keys: tuple[str, ...], seed: int, records: bo
             calls = (delayed(chunk_task)(*args, i, s, c, records, parent, pairs, plugins)
                      for i, s, c in tasks)
             n = min(n_jobs, len(tasks)) if n_jobs > 0 else n_jobs
-            yield from Parallel(n_jobs=n, batch_size=1, return_as="generator_unordered",
-                                **kw)(calls)
+            try:
+                yield from Parallel(n_jobs=n, batch_size=1, return_as="generator_unordered",
+                                    **kw)(calls)
+            except BrokenProcessPool as exc:  # loky's TerminatedWorkerError is one
+                raise RunError(_died(exc)) from None
         return go
 
     try:

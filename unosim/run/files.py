@@ -12,13 +12,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import stat
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["atomic_write", "write_json", "write_text"]
-
-
+__all__ = ["atomic_write", "write_json", "write_output", "write_text"]
 
 def atomic_write(path: str | os.PathLike[str], write: Callable[[Any], None]) -> None:
     """Call ``write`` on a binary temp file next to ``path``, then rename it to ``path``.
@@ -57,3 +57,46 @@ def write_text(path: str | os.PathLike[str], text: str) -> None:
 def write_json(path: str | os.PathLike[str], data: Any) -> None:
     """``data`` as indented JSON, written atomically."""
     write_text(path, json.dumps(data, indent=2) + "\n")
+
+
+def write_output(path: str | os.PathLike[str], text: str) -> None:
+    """``text`` to a file the user named: replace a regular file, stream to anything else.
+
+    Only a regular file (or a new one) is replaced atomically, through a
+    symlink to its target. A FIFO, a terminal, a device or a name of an open
+    file (``/dev/stdout``, ``/proc/self/fd/N``) is opened and written as a
+    stream, never replaced: renaming over it would give a reader nothing and
+    turn a device node into a text file. The same file as stdout is written
+    through ``sys.stdout``, so ``/dev/stdout`` appends where the shell said.
+    Raises ``OSError`` naming ``path`` (a directory is ``EISDIR``).
+    """
+    name = os.fspath(path)
+    try:
+        st: os.stat_result | None = os.stat(name)
+    except FileNotFoundError:
+        st = None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise IsADirectoryError(21, "is a directory", name)
+    kernel_name = os.path.abspath(name).startswith(("/dev/", "/proc/"))
+    if st is None or (stat.S_ISREG(st.st_mode) and not kernel_name):
+        write_text(os.path.realpath(name), text)
+        return
+    data = text.encode("utf-8")
+    try:
+        if _is_stdout(st):
+            sys.stdout.flush()
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+            return
+        with open(name, "wb") as f:
+            f.write(data)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror or str(exc), name) from None
+
+
+def _is_stdout(st: os.stat_result) -> bool:
+    """Whether ``st`` is the file this process's stdout writes to."""
+    try:
+        return os.path.samestat(st, os.fstat(sys.stdout.fileno()))
+    except (AttributeError, OSError, ValueError):  # no real stdout (a test's capture)
+        return False

@@ -81,6 +81,10 @@ def lock_out_dir(out: str | os.PathLike[str],
 def _make_dirs(out: Path) -> list[Path]:
     """``mkdir -p out``; returns the directories it created, outermost first."""
     missing = [p for p in (out, *out.parents) if not p.exists()][::-1]
+    if out.is_symlink() and not out.exists():  # mkdir would say "File exists"
+        raise OutDirError(f"out dir {out} is a symlink to nothing: use another --out")
+    if out.exists() and not out.is_dir():  # a file, a FIFO, a device
+        raise OutDirError(f"out dir {out} exists and is not a directory")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -94,7 +94,7 @@ def make_manifest(cfg: GameConfig, key: str, seed: int, games: int, chunk_size: 
     return manifest
 
 
-def _changed(old: dict[str, Any], new: dict[str, Any]) -> str:
+def why_changed(old: dict[str, Any], new: dict[str, Any]) -> str:
     """Why two rules hashes differ, in words: a plug-in's source, or the config."""
     was, now = old.get("plugins"), new.get("plugins") or {}
     if isinstance(was, dict) and was.keys() == now.keys() and was != now:
@@ -177,7 +177,7 @@ def check_out(out: Path, manifest: dict[str, Any], resume: bool, force: bool,
         # more games extend a run of fixed games: its chunks are the longer run's first ones
         grows = (old.get("precision") is None and manifest.get("precision") is None
                  and old["games"] < manifest["games"])
-        diffs = [_changed(old, manifest)] if old["rules_hash"] != manifest["rules_hash"] else []
+        diffs = [why_changed(old, manifest)] if old["rules_hash"] != manifest["rules_hash"] else []
         diffs += [f"{k} {old.get(k)!r} -> {manifest.get(k)!r}"
                   for k in ("seed", "games", "chunk_size", "records", "precision")
                   if old.get(k) != manifest.get(k) and not (k == "games" and grows)]
