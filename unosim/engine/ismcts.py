@@ -21,9 +21,9 @@ import math
 
 import numpy as np
 
-import unosim.engine.policies as policies  # module form: policies dispatches back to us
 from unosim.engine.habits import habit_action
 from unosim.engine.jit import jit, optional
+from unosim.engine.reference import random_action
 from unosim.engine.rng import _splitmix, rng_int
 from unosim.engine.rules import apply_legal, challengeable, legal_actions
 from unosim.engine.state import (
@@ -220,7 +220,7 @@ def determinize(S: State, C: Config, me: int) -> None:
 @jit
 def playout_action(S: State, C: Config) -> int:
     if C.pp[S.s[S_CUR], P_KIND] == POLICY_RANDOM:
-        return policies.random_action(S, C)
+        return random_action(S, C)
     return habit_action(S, C)
 
 
