@@ -20,7 +20,8 @@ import click
 import numpy as np
 
 from unosim.cli.console import CliError, Command, compile_notice
-from unosim.rules.limits import MAX_PLAYERS, MAX_SEED, MIN_PLAYERS, PLAYOUT_POLICIES
+from unosim.rules.limits import MAX_PLAYERS, MAX_SEED, MIN_PLAYERS
+from unosim.rules.models import PLAYOUT_POLICIES
 
 
 def _finite(value: float | None) -> float | None:
