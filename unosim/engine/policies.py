@@ -5,8 +5,9 @@
 ``defender`` and ``strategic`` are sets of named habits, one compiled machine
 in `unosim.engine.habits` (docs/policies.md). A seat's policy is
 ``pp[seat, P_KIND]``; adding a habit is a field of
-`unosim.rules.models.HabitParams`, its ``P_*`` column in
-`unosim.engine.state`, and its lines in `unosim.engine.habits`.
+`unosim.rules.models.HabitParams` (which gives it a ``pp`` column), the
+``P_*`` name the kernel reads it by in `unosim.engine.state`, and its lines
+in `unosim.engine.habits`.
 """
 
 from __future__ import annotations
