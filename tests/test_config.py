@@ -250,7 +250,7 @@ def test_resolved_rules_keys() -> None:
 def test_strategic_seats() -> None:
     cfg = load_config(CONFIGS_DIR / "classic.yaml", ["policy=strategic"])
     cc = compile_config(cfg)
-    assert (cc.pp[:, L.P_KIND] == L.POLICY_STRATEGIC).all()
+    assert (cc.pp[:, L.P_KIND] == L.POLICY_CODE["strategic"]).all()
     assert (cc.pp[:, L.P_CHALLENGE] == 0.25).all()
 
 

@@ -1,8 +1,9 @@
 """The compiled-code cache is keyed to every source the kernel reads.
 
 numba keys a cached function to its own file only; the engine's key covers
-the state layout, the card arithmetic and the limits too, so editing a
-constant in any of them can never run a stale kernel. Tested on copies of
+the state layout, the card arithmetic, the limits and every other rules
+module the engine imports (the policy defaults), so editing a constant in
+any of them can never run a stale kernel. Tested on copies of
 the files (the real ones are never touched).
 """
 
@@ -48,7 +49,17 @@ def test_the_key_covers_state_cards_and_limits() -> None:
     assert ("engine", "game.py") not in names and ("engine", "trace.py") not in names
 
 
+def test_the_key_covers_every_rules_module_the_engine_imports() -> None:
+    """The kernel freezes the iteration limit and the policy defaults from
+    rules/models.py (through engine/state.py); its text must be in the key.
+    Failed before the key was derived from the engine's imports."""
+    names = {(p.parent.name, p.name) for p in jit.kernel_sources()}
+    assert ("rules", "models.py") in names
+    assert ("rules", "settings.py") in names and ("rules", "editions.py") in names
+
+
 @pytest.mark.parametrize(("name", "old", "new"), [
+    ("models.py", "MAX_ISMCTS_ITERATIONS = 10_000", "MAX_ISMCTS_ITERATIONS = 20_000"),
     ("state.py", "S_PHASE = 0", "S_PHASE = 30"),
     ("cards.py", "NRANKS = 13", "NRANKS = 14"),
     ("limits.py", "MAX_DECKS = 4", "MAX_DECKS = 5"),

@@ -44,13 +44,16 @@ def _positions(cc: L.CompiledConfig, games: int, every: int = 3):
             i += 1
 
 
-def test_playout_names_are_the_schema_s() -> None:
+def test_policy_names_are_declared_once() -> None:
+    """The schema's types are the one declaration; the tuples and codes follow."""
     from typing import get_args
 
-    from unosim.rules.limits import PLAYOUT_POLICIES
-    from unosim.rules.models import PlayoutName
+    from unosim.rules.models import HABIT_NAMES, PLAYOUT_POLICIES, POLICY_NAMES, PolicyName
 
-    assert get_args(PlayoutName) == PLAYOUT_POLICIES
+    assert get_args(PolicyName) == POLICY_NAMES
+    assert POLICY_NAMES == ("random", *HABIT_NAMES, "ismcts") == (*PLAYOUT_POLICIES, "ismcts")
+    assert [L.POLICY_CODE[n] for n in POLICY_NAMES] == list(range(len(POLICY_NAMES)))
+    assert L.HABIT_POLICIES == {L.POLICY_CODE[n] for n in HABIT_NAMES}
 
 
 def test_params_are_declared_with_limits() -> None:
@@ -58,8 +61,8 @@ def test_params_are_declared_with_limits() -> None:
                                                             "playout": "greedy"}}, "random"])
     row = cc.pp[0]
     assert row[L.P_KIND] == L.POLICY_ISMCTS and row[L.P_ITERS] == 7
-    assert row[L.P_EXPLORE] == 2.0 and row[L.P_PLAYOUT] == L.POLICY_GREEDY
-    assert row[L.P_PRIOR] == L.POLICY_CAUTIOUS and row[L.P_PRIOR_W] == 0.0
+    assert row[L.P_EXPLORE] == 2.0 and row[L.P_PLAYOUT] == L.POLICY_CODE["greedy"]
+    assert row[L.P_PRIOR] == L.POLICY_CODE["cautious"] and row[L.P_PRIOR_W] == 0.0
     for bad in ({"iterations": 0}, {"iterations": 10**6}, {"playout": "ismcts"},
                 {"exploration": -1}, {"prior": "random"}, {"prior_weight": 1.5}):
         with pytest.raises(ConfigError):
@@ -172,7 +175,7 @@ def test_a_full_prior_weight_plays_the_prior_s_move() -> None:
         if int(S.s[L.S_CUR]) != 0 or len(r.legal_actions()) < 2:
             continue
         rng = S.rng.copy()
-        want = int(prior_action(S, C, 0, L.POLICY_DEFENDER))
+        want = int(prior_action(S, C, 0, L.POLICY_CODE["defender"]))
         assert (S.rng == rng).all()
         assert int(policy_action(S, C)) == want
         checked += 1

@@ -260,7 +260,7 @@ def test_seats_take_names_or_policy_and_params():
                                      "random", "greedy", {"policy": "defender"}]})
     assert cfg.seat_policies == ["strategic", "random", "greedy", "defender"]
     cc = compile_config(cfg)
-    assert cc.pp[0, L.P_KIND] == L.POLICY_STRATEGIC and cc.pp[0, L.P_BLUFF] == 0.2
+    assert cc.pp[0, L.P_KIND] == L.POLICY_CODE["strategic"] and cc.pp[0, L.P_BLUFF] == 0.2
     assert cc.pp[0, L.P_CHALLENGE] == 0.25 and cc.pp[0, L.P_DUMP] == 1
     assert (cc.pp[1] == 0).all()  # random: its code and nothing else
     assert cc.pp[2, L.P_SHED] == 1 and cc.pp[2, L.P_NUMBERS] == 0

@@ -99,7 +99,7 @@ def test_every_kind_of_decision_was_checked() -> None:
     phases = {ph for _, ph in seen}
     assert {L.PH_TURN, L.PH_DRAWN, L.PH_COLOR, L.PH_PENDING, L.PH_TARGET, L.PH_JUMP,
             "challengeable"} <= phases
-    strategic = L.POLICY_STRATEGIC
+    strategic = L.POLICY_CODE["strategic"]
     assert seen[(strategic, "challengeable")] > 0
 
 
@@ -122,8 +122,9 @@ def test_policies_read_no_hidden_field() -> None:
 
     import unosim.engine.habits as habits
     import unosim.engine.policies as policies
+    import unosim.engine.reference as reference
 
-    for mod in (habits, policies):
+    for mod in (habits, policies, reference):
         text = Path(mod.__file__ or "").read_text()
         code = text.split('"""', 2)[2]  # past the module docstring
         assert "S_WD4_LEGAL" not in code and "piles[0" not in code

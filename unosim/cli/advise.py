@@ -21,7 +21,8 @@ import numpy as np
 
 from unosim.cli.console import CliError, Command, compile_notice
 from unosim.cli.view import read_trace
-from unosim.rules.limits import MAX_PLAYERS, MAX_SEED, MIN_PLAYERS, PLAYOUT_POLICIES
+from unosim.rules.limits import MAX_PLAYERS, MAX_SEED, MIN_PLAYERS
+from unosim.rules.models import PLAYOUT_POLICIES
 
 
 def _finite(value: float | None) -> float | None:

@@ -52,7 +52,7 @@ from unosim.engine.state import (
     State,
 )
 from unosim.engine.table import add_card, draw_n, next_alive, shuffle_row
-from unosim.rules.cards import NK, WD4
+from unosim.rules.cards import DRAW_TWO_DRAW, NK, WD4
 
 
 @jit
@@ -170,7 +170,7 @@ def first_flip(S: State, C: Config) -> None:
     if C.ci[C_FIRST_FLIP] == FLIP_REDRAW or is_number(k):
         begin_turn(S, C, fp)
     elif is_draw_two(k):
-        draw_n(S, fp, 2, CAUSE_DRAW2)
+        draw_n(S, fp, DRAW_TWO_DRAW, CAUSE_DRAW2)
         emit(S, EV_SKIP, fp, 0, 0, 0, 0)
         begin_turn(S, C, next_alive(S, C, fp, 1))
     elif is_skip(k):

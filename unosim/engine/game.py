@@ -279,9 +279,7 @@ class Round:
     @property
     def stats(self) -> dict[str, Any]:
         st = self.S.st
-        out: dict[str, Any] = {name: int(st[getattr(L, "R_" + name.upper())]) for name in (
-            "turns", "jumps", "played", "drawn", "reshuffles", "special_plays",
-            "special_drawn", "points", "challenges", "swaps")}
+        out: dict[str, Any] = {name: int(st[r]) for name, r in L.ROUND_COUNTERS.items()}
         out["winner"] = self.winner
         out["drawn_by_cause"] = {c: int(st[L.R_DRAW_BY_CAUSE + i]) for i, c in enumerate(L.CAUSES)}
         return out

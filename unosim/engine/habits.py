@@ -102,6 +102,11 @@ ATTACK = 1000.0
 REVERSE_AWAY = 900.0
 SWITCH_TO_VOID = 40.0
 KEEP_RESERVE = -10000.0  # the last stackable card: only if nothing else is legal
+# Naming a color (name_most_held): each card held of it, then switch_to_void's pull
+# towards a color the next player drew on (held: above any count; not held: a tie-break).
+NAME_HELD_WEIGHT = 10.0
+NAME_VOID_HELD = 1000.0
+NAME_VOID_UNHELD = 5.0
 
 
 @jit
@@ -266,9 +271,9 @@ def name_color(S: State, C: Config, p: int) -> int:
     best, bscore = 0, -1.0
     for c in range(NCOLORS):
         n = hands[p, H_SUIT + c]
-        sc = 10.0 * n
+        sc = NAME_HELD_WEIGHT * n
         if void and S.voids[nxt, c] != 0:
-            sc += 1000.0 if n > 0 else 5.0
+            sc += NAME_VOID_HELD if n > 0 else NAME_VOID_UNHELD
         if sc > bscore:
             best, bscore = c, sc
     return best

@@ -21,9 +21,9 @@ import math
 
 import numpy as np
 
-import unosim.engine.policies as policies  # module form: policies dispatches back to us
 from unosim.engine.habits import habit_action
 from unosim.engine.jit import jit, optional
+from unosim.engine.reference import random_action
 from unosim.engine.rng import _splitmix, rng_int
 from unosim.engine.rules import apply_legal, challengeable, legal_actions
 from unosim.engine.state import (
@@ -73,6 +73,10 @@ from unosim.rules.cards import NK, WD4, WX, W
 PLAYOUT_ROWS = np.array([[POLICY_PARAMS[name][c] for c in range(NPP)]
                          for name in sorted(POLICY_CODE, key=POLICY_CODE.__getitem__)])
 _SALT = np.uint64(0x1C3A5F7E9B2D4068)
+# A decision packed into one word to seed its search: turn, seat, phase. Seats and
+# phases are each below 64 (MAX_PLAYERS is 40), so the three never overlap in the word.
+SEED_SEAT_STRIDE = 64
+SEED_TURN_STRIDE = 64 * SEED_SEAT_STRIDE
 
 
 # --- the real position, saved and put back (loops: the kernel runs without numba's NRT) ----
@@ -144,7 +148,7 @@ def seed_search(S: State, me: int) -> None:
     for i in range(1, 4):
         z, a = _splitmix(z)
         z = a ^ rng[i]
-    z ^= np.uint64(S.st[R_TURNS] * 4096 + me * 64 + s[S_PHASE])
+    z ^= np.uint64(S.st[R_TURNS] * SEED_TURN_STRIDE + me * SEED_SEAT_STRIDE + s[S_PHASE])
     for i in range(4):
         z, a = _splitmix(z)
         rng[i] = a
@@ -220,7 +224,7 @@ def determinize(S: State, C: Config, me: int) -> None:
 @jit
 def playout_action(S: State, C: Config) -> int:
     if C.pp[S.s[S_CUR], P_KIND] == POLICY_RANDOM:
-        return policies.random_action(S, C)
+        return random_action(S, C)
     return habit_action(S, C)
 
 

@@ -2,8 +2,8 @@
 
 numba's on-disk cache keys each function to its own source file only, while
 the kernel freezes constants imported from other modules (the state layout,
-the card arithmetic of ``unosim.rules.cards``, the limits, the house-rule
-order). So the engine chooses the cache directory itself: one directory per
+the card arithmetic of ``unosim.rules.cards``, the limits, the policy
+defaults of ``unosim.rules.models``, the house-rule order). So the engine chooses the cache directory itself: one directory per
 hash of every source the compiled code reads (plus the numba version and the
 declared house-rule switches), so a changed constant anywhere can never meet
 a stale compiled kernel. Old directories are simply never read again.
@@ -25,6 +25,7 @@ True
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import functools
 import hashlib
@@ -39,7 +40,6 @@ from numba.core import types as nbtypes
 from numba.extending import overload
 
 from unosim.engine.state import marker
-from unosim.rules import cards, limits
 from unosim.rules.settings import house_rule_switches
 
 ENGINE_DIR = Path(__file__).resolve().parent
@@ -49,10 +49,39 @@ PYTHON_ONLY = frozenset({"__init__.py", "game.py", "replay.py", "trace.py", "war
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+RULES_DIR = ENGINE_DIR.parent / "rules"
+
+
+def _rules_imports(path: Path) -> set[Path]:
+    """The ``unosim.rules`` modules ``path`` imports (``from unosim.rules.x import``
+    or ``from unosim.rules import x``), read from its text, not by importing it."""
+    found: set[Path] = set()
+    for node in ast.walk(ast.parse(path.read_bytes())):
+        if not isinstance(node, ast.ImportFrom) or node.module is None:
+            continue
+        if node.module == "unosim.rules":
+            names = [a.name for a in node.names]
+        elif node.module.startswith("unosim.rules."):
+            names = [node.module.split(".")[2]]
+        else:
+            continue
+        found.update(p for p in (RULES_DIR / f"{n}.py" for n in names) if p.is_file())
+    return found
+
+
 def kernel_sources() -> list[Path]:
-    """Every source file whose text the compiled code depends on."""
+    """Every source file whose text the compiled code depends on: the engine's
+    compiled modules and every ``unosim.rules`` module they reach by import
+    (transitively), so a constant the kernel freezes (a card number, a limit,
+    a policy default) is in the key wherever it is declared."""
     engine = sorted(p for p in ENGINE_DIR.glob("*.py") if p.name not in PYTHON_ONLY)
-    return [*engine, Path(cards.__file__), Path(limits.__file__)]
+    rules: set[Path] = set()
+    todo = set().union(*(_rules_imports(p) for p in engine))
+    while todo:
+        path = todo.pop()
+        rules.add(path)
+        todo |= _rules_imports(path) - rules
+    return [*engine, *sorted(rules)]
 
 
 def cache_key(paths: Iterable[Path], extra: Iterable[str] = ()) -> str:

@@ -166,7 +166,18 @@ from unosim.engine.table import (
     remove_card,
     top_card,
 )
-from unosim.rules.cards import DRAW2, NK, STACKABLE, WD4, WX, W
+from unosim.rules.cards import (
+    BLUFF_CAUGHT_DRAW,
+    CHALLENGE_LOST_DRAW,
+    DRAW2,
+    DRAW_TWO_DRAW,
+    NK,
+    STACKABLE,
+    WD4,
+    WD4_DRAW,
+    WX,
+    W,
+)
 
 SWAP_RANK, ROTATE_RANK = 7, 0  # Seven-O
 
@@ -330,7 +341,7 @@ def after_choices(S: State, C: Config) -> None:
     if hands[p, H_SIZE] == 0:
         # last card: its draw still happens and counts in scoring
         if k == WD4 or is_draw_two(k):
-            total = s[S_PEND] + (4 if k == WD4 else 2)
+            total = s[S_PEND] + (WD4_DRAW if k == WD4 else DRAW_TWO_DRAW)
             chain = s[S_CHAIN] + 1
             cause = CAUSE_STACK if chain >= 2 else (CAUSE_WD4 if k == WD4 else CAUSE_DRAW2)
             draw_n(S, victim, total, cause)
@@ -339,7 +350,7 @@ def after_choices(S: State, C: Config) -> None:
         end_round(S, C, p)
         return
     if k == WD4:
-        s[S_PEND] += 4
+        s[S_PEND] += WD4_DRAW
         s[S_CHAIN] += 1
         s[S_PEND_KIND] = WD4
         goto_pending(S, C, victim)
@@ -361,7 +372,7 @@ def after_choices(S: State, C: Config) -> None:
             emit(S, EV_REVERSE, -d, 0, 0, 0, 0)
             s[S_NEXT] = next_alive(S, C, p, -d)
     elif is_draw_two(k):
-        s[S_PEND] += 2
+        s[S_PEND] += DRAW_TWO_DRAW
         s[S_CHAIN] += 1
         s[S_PEND_KIND] = DRAW2
         goto_pending(S, C, victim)
@@ -451,10 +462,10 @@ def challenge(S: State, C: Config) -> None:
     s[S_PEND] = 0
     s[S_CHAIN] = 0
     if success:
-        draw_n(S, wp, 4, CAUSE_CHALLENGE)
+        draw_n(S, wp, BLUFF_CAUGHT_DRAW, CAUSE_CHALLENGE)
         s[S_NEXT] = v
     else:
-        draw_n(S, v, 6, CAUSE_CHALLENGE)
+        draw_n(S, v, CHALLENGE_LOST_DRAW, CAUSE_CHALLENGE)
         emit(S, EV_SKIP, v, 0, 0, 0, 0)
         s[S_NEXT] = next_alive(S, C, v, s[S_DIR])
     resolved(S, C)

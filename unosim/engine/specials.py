@@ -48,7 +48,7 @@ from unosim.engine.state import (
     State,
 )
 from unosim.engine.table import close_draw, draw_n, draw_one, next_alive, open_draw
-from unosim.rules.cards import NK, WX
+from unosim.rules.cards import DONT_TALK_SLIP_DRAW, MOVIE_MADNESS_DRAW, NK, WX
 
 
 def _no_target(S: State, C: Config, k: int) -> bool:
@@ -87,7 +87,7 @@ def do_special(S: State, C: Config, p: int) -> None:
         fail = chance(S.rng, C.cf[F_MOVIE_FAIL])
         emit(S, EV_SPECIAL, p, t, 1 if fail else 0, 0, 0)
         if fail:
-            st[R_SPECIAL_DRAWN] += draw_n(S, t, 4, CAUSE_SPECIAL)
+            st[R_SPECIAL_DRAWN] += draw_n(S, t, MOVIE_MADNESS_DRAW, CAUSE_SPECIAL)
     elif sp == SPECIAL_DONT_TALK:
         S.seat[t, SEAT_SILENCED] = 1
         emit(S, EV_SPECIAL, p, t, 0, 0, 0)
@@ -142,7 +142,7 @@ def slip(S: State, C: Config, p: int) -> None:
     if chance(S.rng, C.cf[F_SLIP]):
         emit(S, EV_SLIP, p, 0, 0, 0, 0)
         # the special wild's doing: counted with its other draws
-        S.st[R_SPECIAL_DRAWN] += draw_n(S, p, 3, CAUSE_DONT_TALK)
+        S.st[R_SPECIAL_DRAWN] += draw_n(S, p, DONT_TALK_SLIP_DRAW, CAUSE_DONT_TALK)
 
 
 @optional(SPECIALS, _no_silence)

@@ -27,10 +27,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from unosim.rules.cards import COLORS, NK, WX
-from unosim.rules.config import GameConfig, resolved_rules
+from unosim.rules.config import Behaviour, GameConfig, resolved_rules
 from unosim.rules.editions import deck_counts, points_by_kind, wish_icon_mask
 from unosim.rules.limits import MAX_DECKS, MAX_PLAYERS
-from unosim.rules.models import MAX_ISMCTS_ITERATIONS, HabitParams, policy_params
+from unosim.rules.models import (
+    HABIT_NAMES,
+    MAX_ISMCTS_ITERATIONS,
+    POLICY_NAMES,
+    HabitParams,
+    policy_params,
+)
 from unosim.rules.settings import house_rule_switches
 
 IntArray = NDArray[np.int64]
@@ -76,67 +82,65 @@ C_SEVEN_O = house_rule_index("house_rules.seven_o")
 C_DRAW_UNTIL_PLAY = house_rule_index("house_rules.draw_until_play")
 C_TWO_PLAYER_REVERSE = house_rule_index("house_rules.two_player_reverse")
 
-SPECIAL_NONE, SPECIAL_MOVIE, SPECIAL_WISH, SPECIAL_DONT_TALK = 0, 1, 2, 3
-SPECIAL_CODE = {"none": SPECIAL_NONE, "movie_madness": SPECIAL_MOVIE,
-                "wishing_star": SPECIAL_WISH, "dont_talk": SPECIAL_DONT_TALK}
+# An edition's special wild (``Edition.special_kind``) by code: the code is the place
+# here, and the trace writes the name back.
+SPECIAL_NAMES = ("none", "movie_madness", "wishing_star", "dont_talk")
+SPECIAL_CODE = {name: code for code, name in enumerate(SPECIAL_NAMES)}
+SPECIAL_NONE, SPECIAL_MOVIE = SPECIAL_CODE["none"], SPECIAL_CODE["movie_madness"]
+SPECIAL_WISH, SPECIAL_DONT_TALK = SPECIAL_CODE["wishing_star"], SPECIAL_CODE["dont_talk"]
 SCORING_STANDARD, SCORING_LOWEST, SCORING_ELIMINATION, SCORING_PARTNERS = 0, 1, 2, 3
 SCORING_CODE = {"standard": SCORING_STANDARD, "lowest": SCORING_LOWEST,
                 "elimination": SCORING_ELIMINATION, "partners": SCORING_PARTNERS}
 FLIP_APPLY, FLIP_REDRAW = 0, 1
 
 # --- compiled config: float64 vector cf ------------------------------------
-F_UNO_FORGET = 0
-F_UNO_CATCH = 1
-F_MOVIE_FAIL = 2
-F_SLIP = 3
-NCF = 4
+# One slot per behaviour rate, in the declared order of `unosim.rules.config.Behaviour`:
+# a new rate gets a slot and is lowered; the kernel names the ones it reads.
+BEHAVIOUR_KEYS = tuple(Behaviour.model_fields)
+NCF = len(BEHAVIOUR_KEYS)
+F_UNO_FORGET = BEHAVIOUR_KEYS.index("uno_forget_rate")
+F_UNO_CATCH = BEHAVIOUR_KEYS.index("uno_catch_rate")
+F_MOVIE_FAIL = BEHAVIOUR_KEYS.index("movie_madness_fail_rate")
+F_SLIP = BEHAVIOUR_KEYS.index("dont_talk_slip_rate")
 
 # --- per-seat policy parameters: float64 matrix pp[seat, P_*] --------------
-# Column 0 is the policy (POLICY_*); the others are the parameters of the
-# habit policies, one column per field of `unosim.rules.models.HabitParams`
-# (PARAM_COLUMNS; booleans are 0/1). docs/policies.md describes each.
+# Column 0 is the policy (POLICY_*); the others are the parameters of the habit
+# policies, one column per field of `unosim.rules.models.HabitParams` in its
+# declared order (booleans are 0/1; docs/policies.md describes each). The field
+# list is the table: a new field gets a column, and the kernel names the ones it reads.
 P_KIND = 0  # POLICY_* below
-P_BLUFF = 1  # bluff_rate: play an illegal WD4 at this rate when nothing else is legal
-P_CHALLENGE = 2  # challenge_threshold: challenge a WD4 judged illegal with a chance above this
-P_JUMP = 3  # jump_in_rate
-P_SHED = 4  # shed_points
-P_NUMBERS = 5  # numbers_first
-P_KEEP_COLORS = 6  # keep_colors
-P_NAME_MOST = 7  # name_most_held
-P_RESERVE = 8  # keep_stack_reserve
-P_DUMP = 9  # dump_high_value
-P_DUMP_AT = 10
-P_ATTACK = 11  # save_attack
-P_ATTACK_AT = 12
-P_HOLD_WD4 = 13  # hold_wd4
-P_WD4_AT = 14
-P_REVERSE = 15  # reverse_away
-P_REVERSE_AT = 16
-P_VOID = 17  # switch_to_void
-P_TARGET = 18  # target_by_size
-P_CALL_UNO = 19  # call_uno
-P_ITERS = 20  # ismcts: iterations per decision
-P_EXPLORE = 21  # ismcts: exploration constant
-P_PLAYOUT = 22  # ismcts: the playout policy's POLICY_* code
-P_PRIOR = 23  # ismcts: the prior policy's POLICY_* code
-P_PRIOR_W = 24  # ismcts: the prior's head start, a share of the iterations
-NPP = 25
-PARAM_COLUMNS: dict[str, int] = {
-    "bluff_rate": P_BLUFF, "challenge_threshold": P_CHALLENGE, "jump_in_rate": P_JUMP,
-    "shed_points": P_SHED, "numbers_first": P_NUMBERS, "keep_colors": P_KEEP_COLORS,
-    "name_most_held": P_NAME_MOST, "keep_stack_reserve": P_RESERVE,
-    "dump_high_value": P_DUMP, "dump_at": P_DUMP_AT, "save_attack": P_ATTACK,
-    "attack_at": P_ATTACK_AT, "hold_wd4": P_HOLD_WD4, "wd4_at": P_WD4_AT,
-    "reverse_away": P_REVERSE, "reverse_at": P_REVERSE_AT, "switch_to_void": P_VOID,
-    "target_by_size": P_TARGET, "call_uno": P_CALL_UNO,
-    "iterations": P_ITERS, "exploration": P_EXPLORE, "playout": P_PLAYOUT,
-    "prior": P_PRIOR, "prior_weight": P_PRIOR_W,
-}
-POLICY_RANDOM, POLICY_GREEDY, POLICY_CAUTIOUS, POLICY_DEFENDER, POLICY_STRATEGIC = 0, 1, 2, 3, 4
-POLICY_ISMCTS = 5  # unosim.engine.ismcts
-POLICY_CODE = {"random": POLICY_RANDOM, "greedy": POLICY_GREEDY, "cautious": POLICY_CAUTIOUS,
-               "defender": POLICY_DEFENDER, "strategic": POLICY_STRATEGIC,
-               "ismcts": POLICY_ISMCTS}
+PARAM_COLUMNS: dict[str, int] = {name: 1 + i for i, name in enumerate(HabitParams.model_fields)}
+NPP = 1 + len(PARAM_COLUMNS)
+P_BLUFF = PARAM_COLUMNS["bluff_rate"]
+P_CHALLENGE = PARAM_COLUMNS["challenge_threshold"]
+P_JUMP = PARAM_COLUMNS["jump_in_rate"]
+P_SHED = PARAM_COLUMNS["shed_points"]
+P_NUMBERS = PARAM_COLUMNS["numbers_first"]
+P_KEEP_COLORS = PARAM_COLUMNS["keep_colors"]
+P_NAME_MOST = PARAM_COLUMNS["name_most_held"]
+P_RESERVE = PARAM_COLUMNS["keep_stack_reserve"]
+P_DUMP = PARAM_COLUMNS["dump_high_value"]
+P_DUMP_AT = PARAM_COLUMNS["dump_at"]
+P_ATTACK = PARAM_COLUMNS["save_attack"]
+P_ATTACK_AT = PARAM_COLUMNS["attack_at"]
+P_HOLD_WD4 = PARAM_COLUMNS["hold_wd4"]
+P_WD4_AT = PARAM_COLUMNS["wd4_at"]
+P_REVERSE = PARAM_COLUMNS["reverse_away"]
+P_REVERSE_AT = PARAM_COLUMNS["reverse_at"]
+P_VOID = PARAM_COLUMNS["switch_to_void"]
+P_TARGET = PARAM_COLUMNS["target_by_size"]
+P_CALL_UNO = PARAM_COLUMNS["call_uno"]
+P_ITERS = PARAM_COLUMNS["iterations"]  # ismcts: iterations per decision
+P_EXPLORE = PARAM_COLUMNS["exploration"]  # ismcts: exploration constant
+P_PLAYOUT = PARAM_COLUMNS["playout"]  # ismcts: the playout policy's POLICY_* code
+P_PRIOR = PARAM_COLUMNS["prior"]  # ismcts: the prior policy's POLICY_* code
+P_PRIOR_W = PARAM_COLUMNS["prior_weight"]  # ismcts: the prior's head start, a share of iterations
+# A policy's code is its place in `unosim.rules.models.POLICY_NAMES`; the kernel
+# names the codes it tests.
+POLICY_CODE = {name: code for code, name in enumerate(POLICY_NAMES)}
+POLICY_RANDOM = POLICY_CODE["random"]
+POLICY_ISMCTS = POLICY_CODE["ismcts"]  # unosim.engine.ismcts
+HABIT_POLICIES = frozenset(POLICY_CODE[name] for name in HABIT_NAMES)
 
 
 def policy_row(policy: str, params: HabitParams | None) -> FloatArray:
@@ -232,6 +236,14 @@ R_CHALLENGES = 9
 R_SWAPS = 10
 R_DRAW_BY_CAUSE = 16  # 16..23, NCAUSES entries
 NR = R_DRAW_BY_CAUSE + NCAUSES
+# The per-round counters by name (``Round.stats``); the winner and the draws by
+# cause are read apart.
+ROUND_COUNTERS = {
+    "turns": R_TURNS, "jumps": R_JUMPS, "played": R_PLAYED, "drawn": R_DRAWN,
+    "reshuffles": R_RESHUFFLES, "special_plays": R_SPECIAL_PLAYS,
+    "special_drawn": R_SPECIAL_DRAWN, "points": R_POINTS, "challenges": R_CHALLENGES,
+    "swaps": R_SWAPS,
+}
 
 # --- scalar state s -----------------------------------------------------------
 S_PHASE = 0
@@ -429,7 +441,6 @@ def config_dtype(pile: int, features: frozenset[str] = frozenset()) -> np.dtype:
                      ("deck", np.int64, (pile,))])
 
 
-HABIT_POLICIES = frozenset({POLICY_GREEDY, POLICY_CAUTIOUS, POLICY_DEFENDER, POLICY_STRATEGIC})
 # Everything but the trace writer, which belongs to the state: what the façade compiles.
 ALL_CONFIG_FEATURES = frozenset({HABITS, ISMCTS, KNOWN, SPECIALS})
 
@@ -549,11 +560,7 @@ def compile_config(cfg: GameConfig) -> CompiledConfig:
     for i, key in enumerate(HOUSE_RULE_KEYS):
         ci[C_HOUSE + i] = _setting(cfg, key)
 
-    cf = np.zeros(NCF, dtype=np.float64)
-    cf[F_UNO_FORGET] = cfg.behaviour.uno_forget_rate
-    cf[F_UNO_CATCH] = cfg.behaviour.uno_catch_rate
-    cf[F_MOVIE_FAIL] = cfg.behaviour.movie_madness_fail_rate
-    cf[F_SLIP] = cfg.behaviour.dont_talk_slip_rate
+    cf = np.array([getattr(cfg.behaviour, key) for key in BEHAVIOUR_KEYS], dtype=np.float64)
 
     seats = cfg.seat_policies
     pp = np.zeros((cfg.players, NPP), dtype=np.float64)

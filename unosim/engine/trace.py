@@ -43,16 +43,12 @@ from unosim.engine.state import (
     EV_SWAP,
     EV_TURN,
     EV_UNO,
-    SPECIAL_DONT_TALK,
     SPECIAL_MOVIE,
-    SPECIAL_NONE,
+    SPECIAL_NAMES,
     SPECIAL_WISH,
 )
 from unosim.rules.cards import COLORS, CardError, kind, token
 from unosim.rules.limits import MAX_PLAYERS
-
-SPECIAL_NAMES = {SPECIAL_NONE: "none", SPECIAL_MOVIE: "movie_madness",
-                 SPECIAL_WISH: "wishing_star", SPECIAL_DONT_TALK: "dont_talk"}
 
 
 class TraceSource(Protocol):

@@ -31,6 +31,17 @@ W, WD4, WX = 52, 53, 54
 COLORS = "RYGB"
 RANK_TOKENS = [str(i) for i in range(10)] + ["S", "R", "D2"]
 WILD_TOKENS = {W: "W", WD4: "WD4", WX: "WX"}
+# What the draw cards cost (docs/rules.md §3): the next player draws two for a
+# Draw Two and four for a Wild Draw Four. A challenged WD4 that was illegal costs
+# its player the four; a legal one costs the challenger the four and two more.
+DRAW_TWO_DRAW = 2
+WD4_DRAW = 4
+BLUFF_CAUGHT_DRAW = WD4_DRAW
+CHALLENGE_LOST_DRAW = WD4_DRAW + 2
+# The editions' special wilds (docs/rules.md §4): a failed Movie Madness makes its
+# target draw four; a silenced player who talks (Don't Talk) draws three.
+MOVIE_MADNESS_DRAW = 4
+DONT_TALK_SLIP_DRAW = 3
 
 
 class CardError(ValueError):

@@ -15,9 +15,6 @@ PLAYERS_PER_DECK = 10  # docs/rules.md §1: one deck seats at most ten
 MAX_DECKS = 4
 MAX_PLAYERS = PLAYERS_PER_DECK * MAX_DECKS
 MIN_HAND_SIZE = 1
-# The compiled policies an ``ismcts`` seat (or `unosim advise`) may play out with:
-# models.PlayoutName spells the same names for the config's schema (a test holds them equal).
-PLAYOUT_POLICIES = ("random", "greedy", "cautious", "defender", "strategic")
 # A round or match longer than these is a runaway config, not a game: the
 # turn histogram has max_turns + 1 bins, the rounds-per-match one max_rounds + 1.
 MAX_TURNS = 1_000_000

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     AfterValidator,
@@ -27,14 +27,18 @@ from unosim.rules.errors import KeyedValueError
 from unosim.rules.plugins import is_plugin_name
 
 __all__ = [
+    "HABIT_NAMES",
+    "PLAYOUT_POLICIES",
     "POLICY_DEFAULTS",
     "POLICY_NAMES",
     "Count",
     "MAX_ISMCTS_ITERATIONS",
     "EditionBehaviour",
+    "HabitName",
     "HabitParams",
     "HouseRules",
     "Phrase",
+    "PlayoutName",
     "PluginName",
     "PolicyName",
     "Rate",
@@ -95,8 +99,16 @@ class EditionBehaviour(StrictModel):
 
 
 # --- seats and their policies (docs/policies.md) ------------------------------
-POLICY_NAMES = ("random", "greedy", "cautious", "defender", "strategic", "ismcts")
-PolicyName = Literal["random", "greedy", "cautious", "defender", "strategic", "ismcts"]
+# Every policy name is declared here, once; the tuples and the engine's codes
+# (`unosim.engine.state.POLICY_CODE`, in this order) are derived from these types.
+# the habit policies, one compiled machine (`unosim.engine.habits`)
+HabitName = Literal["greedy", "cautious", "defender", "strategic"]
+# the compiled policies an ``ismcts`` seat (or ``unosim advise``) may play out with
+PlayoutName = Literal["random", HabitName]
+PolicyName = Literal[PlayoutName, "ismcts"]
+HABIT_NAMES: tuple[str, ...] = get_args(HabitName)
+PLAYOUT_POLICIES: tuple[str, ...] = get_args(PlayoutName)
+POLICY_NAMES: tuple[str, ...] = get_args(PolicyName)
 
 
 def _plugin(name: str) -> str:
@@ -108,9 +120,6 @@ def _plugin(name: str) -> str:
 
 # a seat played by a Python class (`unosim.engine.plugins`), e.g. ``mypkg.mod:MyPolicy``
 PluginName = Annotated[str, AfterValidator(_plugin)]
-# the compiled policies an ``ismcts`` seat may play out with, or take its prior from
-PlayoutName = Literal["random", "greedy", "cautious", "defender", "strategic"]
-HabitName = Literal["greedy", "cautious", "defender", "strategic"]
 # The most iterations an ``ismcts`` seat may spend on one decision (its tree is preallocated).
 MAX_ISMCTS_ITERATIONS = 10_000
 # The hand-size thresholds of the habits ("an opponent on at most N cards").

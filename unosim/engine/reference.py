@@ -1,0 +1,145 @@
+"""``random``, the reference policy of docs/rules.md §7, and its uniform choices.
+
+It must stay exactly as it is (every published figure uses it). It lives apart
+from the dispatcher (`unosim.engine.policies`) because the search player plays
+out with it: the dispatcher imports the search, the search imports this, and
+nothing imports back.
+"""
+
+from __future__ import annotations
+
+from unosim.engine.jit import jit
+from unosim.engine.kinds import card, is_wild, rank_of
+from unosim.engine.rng import rng_int
+from unosim.engine.rules import can_stack
+from unosim.engine.state import (
+    A_ACCEPT,
+    A_COLOR,
+    A_DRAW,
+    A_TARGET,
+    C_PLAYERS,
+    C_WD4_WILDS_BLOCK,
+    H_SUIT,
+    NCOLORS,
+    PH_COLOR,
+    PH_DRAWN,
+    PH_JUMP,
+    PH_PENDING,
+    PH_TARGET,
+    PH_TURN,
+    S_COLOR,
+    S_CUR,
+    S_DRAWN,
+    S_NALIVE,
+    S_PHASE,
+    SEAT_ALIVE,
+    Config,
+    State,
+)
+from unosim.engine.table import top_card
+from unosim.rules.cards import NRANKS, STACKABLE, WD4, WX, W
+
+
+@jit
+def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
+    """A uniformly chosen physical card among the playable (or stackable) ones
+    in ``p``'s hand; -1 if there is none.
+
+    Only `STACKABLE` kinds can stack. A turn's play is the innermost loop of
+    every simulation, so there the legal cards are counted per class (the
+    active color, whose count the table keeps; the top's rank in the other
+    colors; wilds) instead of calling `can_play` 55 times; tests check both
+    agree with the definitions."""
+    hands, rng = S.hands, S.rng
+    if stack:
+        total = 0
+        for k in STACKABLE:
+            if can_stack(S, C, p, k):
+                total += hands[p, k]
+        if total == 0:
+            return -1
+        x = rng_int(rng, total)
+        for k in STACKABLE:
+            if can_stack(S, C, p, k):
+                if x < hands[p, k]:
+                    return k
+                x -= hands[p, k]
+        return -1
+    # the hot path: active color, same rank in other colors, wilds (in this order)
+    c = S.s[S_COLOR]
+    t = top_card(S)
+    h = hands[p]
+    base = card(c, 0)
+    color = h[base:base + NRANKS]  # a slice: no index checks in the loops below
+    held_color = h[H_SUIT + c]
+    total = held_color
+    tr = -1 if is_wild(t) else rank_of(t)
+    if tr >= 0:
+        for cc in range(NCOLORS):
+            if cc != c:
+                total += h[card(cc, tr)]
+    hw, hx = h[W], h[WX]
+    total += hw + hx
+    if held_color == 0 and (C.ci[C_WD4_WILDS_BLOCK] == 0 or (hw == 0 and hx == 0)):
+        total += h[WD4]
+    if total == 0:
+        return -1
+    x = rng_int(rng, total)
+    if x < held_color:
+        # the first rank whose running count passes x (counted, not searched:
+        # a search's exit branch is a coin flip the CPU mispredicts)
+        passed = 0
+        run = 0
+        for r in range(NRANKS):
+            run += color[r]
+            passed += run <= x
+        return base + passed
+    x -= held_color
+    if tr >= 0:
+        for cc in range(NCOLORS):
+            if cc != c:
+                n = h[card(cc, tr)]
+                if x < n:
+                    return card(cc, tr)
+                x -= n
+    if x < hw:
+        return W
+    if x < hw + hx:
+        return WX
+    return WD4
+
+
+@jit
+def uniform_target(S: State, C: Config, p: int) -> int:
+    """A uniformly chosen other seat still in the round."""
+    rng, seat = S.rng, S.seat
+    r = rng_int(rng, S.s[S_NALIVE] - 1)
+    for q in range(C.ci[C_PLAYERS]):
+        if q != p and seat[q, SEAT_ALIVE] != 0:
+            if r == 0:
+                return q
+            r -= 1
+    return p
+
+
+@jit
+def random_action(S: State, C: Config) -> int:
+    """The reference policy, exactly as docs/rules.md §7 fixes it."""
+    s, rng = S.s, S.rng
+    ph = s[S_PHASE]
+    p = s[S_CUR]
+    if ph == PH_TURN:
+        k = uniform_card(S, C, p, False)
+        return A_DRAW if k < 0 else k
+    if ph == PH_DRAWN:
+        return s[S_DRAWN]
+    if ph == PH_COLOR:
+        return A_COLOR + rng_int(rng, NCOLORS)
+    if ph == PH_PENDING:
+        k = uniform_card(S, C, p, True)
+        return A_ACCEPT if k < 0 else k
+    if ph == PH_TARGET:
+        return A_TARGET + uniform_target(S, C, p)
+    if ph == PH_JUMP:
+        return top_card(S)
+    return -1
