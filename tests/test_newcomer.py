@@ -224,6 +224,19 @@ def test_progress_lines_when_stderr_is_not_a_terminal(tmp_path, monkeypatch):
     assert "progress" not in quiet.stderr
 
 
+def test_the_readme_plugin_example_shows_progress_every_tenth(tmp_path, monkeypatch):
+    """Plug-in seats make smaller chunks by default (50 games, about half a second), so the
+    README's 500-game plug-in run moves its progress ten times, not once at the end."""
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    seats = "[examples/policies/first_legal.py:FirstLegal, random, random, random]"
+    r = invoke("run", "classic", "--set", f"seats={seats}", "--games", "500", "--jobs", "1",
+               "--out", str(tmp_path / "p"), "--no-report")
+    assert r.exit_code == 0, r.output
+    lines = [x for x in r.stderr.splitlines() if x.startswith("progress:")]
+    assert [x.split(" games")[0] for x in lines if not x.startswith("progress: 0 ")] == [
+        f"progress: {n} of 500 ({n // 5}%)" for n in range(50, 501, 50)], r.stderr
+
+
 # --- labels and help ------------------------------------------------------------------
 def test_plugin_seats_give_readable_run_names():
     name = variant_name("classic", [

@@ -16,19 +16,24 @@ __all__ = ["MAX_CHUNK", "MIN_CHUNK", "TARGET_CHUNKS", "Chunk", "ChunkPlan", "chu
 
 MAX_CHUNK = 50_000
 MIN_CHUNK = 1_000
+SLOW_MIN_CHUNK = 50  # plug-in seats: about half a second of games
 TARGET_CHUNKS = 32  # enough to balance a few workers and checkpoint often; few enough
 # that the per-chunk cost (IPC, checksum, chunk file: ~2 ms in the parent) stays small
 
 Chunk = tuple[int, int, int]  # index, start, count
 
 
-def default_chunk_size(games: int) -> int:
-    """About TARGET_CHUNKS chunks, within [MIN_CHUNK, MAX_CHUNK] games.
+def default_chunk_size(games: int, slow: bool = False) -> int:
+    """About TARGET_CHUNKS chunks, within [MIN_CHUNK, MAX_CHUNK] games; a ``slow`` run
+    (plug-in seats play about 100 rounds a second) may take chunks down to
+    SLOW_MIN_CHUNK games, so its progress moves every second or so, not every ten.
 
     >>> default_chunk_size(100), default_chunk_size(10**6), default_chunk_size(10**9)
     (1000, 31250, 50000)
+    >>> default_chunk_size(500, slow=True), default_chunk_size(10**6, slow=True)
+    (50, 31250)
     """
-    return min(MAX_CHUNK, max(MIN_CHUNK, -(-games // TARGET_CHUNKS)))
+    return min(MAX_CHUNK, max(SLOW_MIN_CHUNK if slow else MIN_CHUNK, -(-games // TARGET_CHUNKS)))
 
 
 class ChunkPlan(Sequence[Chunk]):

@@ -341,7 +341,7 @@ def run_lockstep(
         plan = growing_plan(games, chunk_size)
     else:
         chunk_size = (chunk_size or _extended_chunk_size(out_dirs, resume)
-                      or default_chunk_size(games * len(cfgs)))
+                      or default_chunk_size(games * len(cfgs), slow=_slow(cfgs)))
         plan = chunk_plan(games, chunk_size)
     plugins = tuple(plugin_seats(c.seat_policies) for c in cfgs)
     if records and any(plugins):
@@ -402,9 +402,16 @@ def check_run_dir(cfg: GameConfig, *, games: int, seed: int, out: str | os.PathL
     """
     _check_options(games, seed, 1, chunk_size, "loky", None, out, records, resume, force)
     size = chunk_size or (MIN_CHUNK if precision is not None
-                          else default_chunk_size(int(games)))
+                          else default_chunk_size(int(games), slow=_slow([cfg])))
     _, manifest = _manifest(cfg, int(games), int(seed), size, records, precision)
     check_out(Path(out), manifest, resume, force, lambda _msg: None)
+
+
+def _slow(cfgs: Sequence[GameConfig]) -> bool:
+    """Does a plug-in (Python) seat play in any of ``cfgs``? Its games are slow."""
+    from unosim.engine.plugins import plugin_seats
+
+    return any(plugin_seats(c.seat_policies) for c in cfgs)
 
 
 def _extended_chunk_size(outs: Sequence[Path] | None, resume: bool) -> int | None:
