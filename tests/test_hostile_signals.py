@@ -178,13 +178,30 @@ def test_ctrl_c_during_start_up_imports(capsys: pytest.CaptureFixture[str]) -> N
 
 
 # --- the human seat ------------------------------------------------------------------------
+# ``python -m unosim`` that writes its own peak memory (VmHWM) to $HWM_FILE as it exits:
+# wait4's ru_maxrss carries the forking pytest worker's size (hundreds of MB) across exec.
+_WITH_HWM = """
+import atexit, os, runpy, sys
+def _hwm():
+    with open("/proc/self/status") as f:
+        kb = next(line.split()[1] for line in f if line.startswith("VmHWM"))
+    with open(os.environ["HWM_FILE"], "w") as out:
+        out.write(kb)
+atexit.register(_hwm)
+sys.argv[0] = "unosim"
+runpy.run_module("unosim", run_name="__main__", alter_sys=True)
+"""
+
+
 class _Player:
     """``unosim play --human 0`` fed through a pipe, its stdout read as it comes."""
 
-    def __init__(self, cwd: Path, *args: str) -> None:
+    def __init__(self, cwd: Path, *args: str, hwm: Path | None = None) -> None:
         self.t0 = time.monotonic()
+        launch = ["-c", _WITH_HWM] if hwm is not None else ["-m", "unosim"]
         self.popen = subprocess.Popen(
-            [sys.executable, "-m", "unosim", "play", "classic", "--human", "0", *args],
+            [sys.executable, *launch, "play", "classic", "--human", "0", *args],
+            env={**os.environ, "HWM_FILE": str(hwm)} if hwm is not None else None,
             cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             start_new_session=True)
         self.stdout = b""
@@ -254,7 +271,8 @@ def test_human_seat_ctrl_c_without_out_keeps_the_partial_trace_in_a_file(
 
 
 def test_human_seat_reads_a_50_mb_line_in_bounded_memory(tmp_path: Path) -> None:
-    player = _Player(tmp_path, "--seed", "3")
+    hwm = tmp_path / "hwm"
+    player = _Player(tmp_path, "--seed", "3", hwm=hwm)
     assert player.popen.stdin is not None
     try:
         player.popen.stdin.write(b"7" * (50 * 2**20) + b"\n")
@@ -265,6 +283,7 @@ def test_human_seat_reads_a_50_mb_line_in_bounded_memory(tmp_path: Path) -> None
     assert rc == 2 and "Traceback" not in stdout + stderr, stderr
     assert stderr.startswith("unosim: error: input ended") and stderr.count("\n") == 1
     assert "not a legal choice: '7777" in stdout and "52,428,801 bytes" in stdout
+    peak = int(hwm.read_text()) * 1024  # the child's own high-water mark
     assert peak < 400 * 2**20, f"peak memory {peak / 2**20:.0f} MB"
 
 

@@ -189,7 +189,7 @@ def test_view_writes_one_offline_page(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("content", "message"), [
     (None, "No such file"),
-    ("", "starts with a deal"),
+    ("", "no events"),
     ("not json\n", "line 1: not JSON"),
     ('{"e": "turn", "p": 0}\n', "starts with a deal"),
     ("[1, 2]\n", "not a trace event"),
