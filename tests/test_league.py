@@ -17,21 +17,17 @@ from click.testing import CliRunner
 import unosim
 from unosim.analysis import ratings as ratings_module
 from unosim.analysis.ratings import ELO, Table, fit_luce, pairwise_wins, rate_policies
+from unosim.analysis.seating import MAX_SEATINGS, SAMPLED_SEATINGS, balance, full_count, seatings
 from unosim.analysis.summary import build_summary
 from unosim.cli.app import main
 from unosim.report.grid import parse_vary
 from unosim.report.league import (
-    MAX_SEATINGS,
-    SAMPLED_SEATINGS,
     League,
     LeagueError,
     LeagueSet,
-    balance,
     decide,
     design_text,
-    full_count,
     run_league,
-    seatings,
 )
 from unosim.rules.config import config_to_dict, load_config
 

@@ -25,9 +25,9 @@ def _tables(config: str, overrides: tuple[str, ...], axis: Any, seats: list[Any]
             players: int | None, head_to_head: bool) -> list[Any]:
     """A config per seating of the league's tables (and head-to-head pairs): which
     engine variants it runs (a variant depends on which policies sit, not where)."""
+    from unosim.analysis.seating import seatings
     from unosim.report.grid import build_cells
     from unosim.report.league import _with_seats as with_seats
-    from unosim.report.league import seatings
     from unosim.rules.errors import ConfigError
 
     bases = ([c.cfg for c in build_cells(config, [axis], overrides)] if axis is not None
