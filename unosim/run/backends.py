@@ -301,10 +301,13 @@ def _dask(scheduler: str | None, jobs: int | None) -> Iterator[int]:
             yield jobs or -1
     finally:
         with contextlib.suppress(Exception):
-            client.close(timeout=2)
+            client.close(timeout=DASK_CONNECT_TIMEOUT)
+        # A close that timed out on a busy machine leaves the client "closing", and its
+        # __del__ would try again after the loop is gone and print a traceback at exit.
+        client.status = "closed"
         if cluster is not None:
             with contextlib.suppress(Exception):
-                cluster.close(timeout=2)
+                cluster.close(timeout=DASK_CONNECT_TIMEOUT)
 
 
 _TRACKER_WARNING = "ignore:resource_tracker:UserWarning"
