@@ -36,7 +36,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from unosim.rules.config import GameConfig, load_config
-from unosim.rules.limits import DEFAULT_MAX_GAMES
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -397,16 +396,11 @@ _config = config  # `run` takes a parameter named config
 
 def _games_cap(games: int | None, precision: float | None, max_games: int | None,
                default: int) -> int:
-    """The games to run: ``games``, or the cap of a precision run."""
-    if precision is None:
-        if max_games is not None:
-            raise ValueError("max_games caps a precision run; use games for a fixed count")
-        return default if games is None else games
-    if games is not None:
-        raise ValueError("give games or precision, not both (max_games caps precision)")
-    if not 0 < precision < math.inf:
-        raise ValueError(f"precision must be a number above 0, not {precision!r}")
-    return DEFAULT_MAX_GAMES if max_games is None else max_games
+    """The games to run: ``games``, or the cap of a precision run (the study's rule)."""
+    from unosim.study.options import games_and_cap
+
+    n, cap = games_and_cap(games, precision, max_games)
+    return cap if cap is not None else default if n is None else n
 
 
 def _margins(margins: Mapping[str, str | float] | None) -> dict[str, Any]:

@@ -261,16 +261,15 @@ def parse_margins(specs: tuple[str, ...]) -> dict[str, Any]:
 
 def games_and_cap(games: int | None, precision_: float | None,
                   max_games_: int | None) -> tuple[int | None, int | None]:
-    """(games, cap): ``--games`` and ``--precision`` exclude each other, and
-    ``--max-games`` only caps a precision target (default `DEFAULT_MAX_GAMES`)."""
-    if precision_ is None:
-        if max_games_ is not None:
-            raise click.UsageError("--max-games caps --precision; use --games for a fixed count")
-        return games, None
-    if games is not None:
-        raise click.UsageError("give --games or --precision, not both "
-                               "(--max-games caps a precision run)")
-    return None, DEFAULT_MAX_GAMES if max_games_ is None else max_games_
+    """(games, cap): the study's games-or-precision rule (`unosim.study.options.games_and_cap`),
+    its refusal a usage error naming the options."""
+    from unosim.study.options import GamesError
+    from unosim.study.options import games_and_cap as rule
+
+    try:
+        return rule(games, precision_, max_games_, spell=lambda n: "--" + n.replace("_", "-"))
+    except GamesError as exc:
+        raise click.UsageError(str(exc)) from None
 
 
 def load(config: str, overrides: tuple[str, ...]) -> Any:
