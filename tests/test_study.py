@@ -40,3 +40,21 @@ def test_runner_keywords_come_from_the_options():
     assert o.runner() == {"jobs": 2, "backend": "serial", "scheduler": None, "chunk_size": 50,
                           "progress": True, "on_warning": None}
     assert o.with_(jobs=1).jobs == 1 and o.jobs == 2
+
+
+def test_config_of_a_mapping_leaves_no_temporary_folder(tmp_path, monkeypatch):
+    """The mapping is read from a temporary YAML file; its folder goes when the call
+    returns, and when it fails."""
+    import tempfile
+
+    import unosim
+    from unosim.rules.errors import ConfigError
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    assert unosim.config({"extends": "classic", "name": "six", "players": 6}).players == 6
+    assert unosim.config(unosim.config("classic"), set={"players": 3}).players == 3
+    with pytest.raises(ConfigError, match="a mapping"):
+        unosim.config({"extends": "classic", "players": 1})
+    assert list(scratch.iterdir()) == []

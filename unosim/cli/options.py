@@ -43,6 +43,7 @@ __all__ = [
     "reuse",
     "scheduler",
     "seed",
+    "study_options",
     "study",
 ]
 
@@ -270,6 +271,19 @@ def games_and_cap(games: int | None, precision_: float | None,
         return rule(games, precision_, max_games_, spell=lambda n: "--" + n.replace("_", "-"))
     except GamesError as exc:
         raise click.UsageError(str(exc)) from None
+
+
+def study_options(games: int | None, precision_: float | None, max_games_: int | None, *,
+                  margins: tuple[str, ...] = (), **runner: Any) -> Any:
+    """The study's one options value (`unosim.study.StudyOptions`) from a command's
+    options: games or precision checked (a usage error), margins parsed, warnings to
+    stderr; ``runner`` holds the rest (jobs, backend, resume, progress, ...)."""
+    from unosim.cli.console import warn
+    from unosim.study import StudyOptions
+
+    games_and_cap(games, precision_, max_games_)
+    return StudyOptions(games=games, precision=precision_, max_games=max_games_,
+                        margins=parse_margins(margins), on_warning=warn, **runner)
 
 
 def load(config: str, overrides: tuple[str, ...]) -> Any:

@@ -1,10 +1,8 @@
-"""``unosim compare``: run rule sets on the same games and write the comparison page.
+"""``unosim compare``'s page: rule sets run on the same games (`unosim.study.compare`).
 
-The configs run in lockstep on one game range (`unosim.run.run_lockstep`),
-chunk by chunk, so each later config is paired game by game with the first
-(the baseline) at no extra memory: the differences get paired intervals and
-the page reports what the pairing bought. Finished run directories given as
-inputs are compared unpaired. Every question gets a decision against a
+Each later config is paired game by game with the first (the baseline): the
+differences get paired intervals and the page reports what the pairing
+bought. Finished run directories given as inputs are compared unpaired. Every question gets a decision against a
 practical margin, Holm-corrected across the comparison. Output:
 ``compare.md``, ``compare.html``, ``compare.csv`` and ``compare.parquet``
 (one tidy table) and overlaid charts.
@@ -13,7 +11,7 @@ practical margin, Holm-corrected across the comparison. Output:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,15 +27,13 @@ from unosim.analysis.estimates import (
     per_round_estimate,
     wilson_estimate,
 )
-from unosim.analysis.paired import Margin, PairedDiff, PairMoments
+from unosim.analysis.paired import PairedDiff
 from unosim.engine import state as L
 from unosim.report import charts
 from unosim.report.comparison import (
     Comparison,
-    compare_runs,
     questions_for,
     seat_diff,
-    unique_labels,
 )
 from unosim.report.format import (
     CAUSE_LABELS,
@@ -50,7 +46,6 @@ from unosim.report.format import (
     position_name,
 )
 from unosim.report.render import Doc
-from unosim.report.runs import Run, cell_dirs, run_paired
 from unosim.report.verdicts import (
     ESTABLISHED,
     MARKER_LEGEND,
@@ -59,69 +54,11 @@ from unosim.report.verdicts import (
     pairing_words,
     stopping_text,
 )
-from unosim.rules.config import GameConfig
 from unosim.run.files import atomic_write, write_text
 
-__all__ = ["effects_figure", "run_comparison", "write_comparison", "write_table"]
+__all__ = ["effects_figure", "write_comparison", "write_table"]
 
 _RATE = Metric("win_rate", "", "rate", "first", percent=True)  # formats a position's rate
-
-
-def run_comparison(
-    cfgs: Sequence[GameConfig],
-    *,
-    games: int,
-    seeds: Sequence[int],
-    out: str | Path | None = None,
-    jobs: int | None = None,
-    reuse: bool = False,
-    resume: bool = False,
-    force: bool = False,
-    progress: bool = False,
-    prebuilt: Mapping[int, Run] | None = None,
-    on_warning: Callable[[str], None] | None = None,
-    precision: float | None = None,
-    margins: Mapping[str, Margin] | None = None,
-    labels: Sequence[str] | None = None,
-    **backend_opts: Any,
-) -> Comparison:
-    """Run every config in lockstep (into ``out/runs/<label>``) and compare them.
-
-    The configs that are not ``prebuilt`` and share the baseline's seed run
-    together and are paired with it; ``precision`` stops them at the first
-    chunk boundary where every paired difference of mean turns per round has
-    a 95% half-width of at most ``precision`` (``games`` is then the cap).
-    ``prebuilt`` maps positions to runs loaded from existing run directories,
-    which are read-only: a config whose run dir would be one of them runs into
-    ``<label>-2`` instead. ``reuse`` and ``resume`` continue from the chunks on
-    disk, ``force`` clears every cell dir first (see `unosim.report.runs`).
-    """
-    prebuilt = dict(prebuilt or {})
-    names = list(labels) if labels is not None else unique_labels(
-        [Run(c, {}, s, games) for c, s in zip(cfgs, seeds, strict=True)])
-    fresh = [i for i in range(len(cfgs)) if i not in prebuilt]
-    dirs: list[Path] | None = None
-    if out is not None:
-        inputs = [r.out for r in prebuilt.values() if r.out is not None]
-        dirs = list(cell_dirs(Path(out) / "runs", [names[i] for i in fresh], avoid=inputs))
-    groups: dict[int, list[int]] = {}
-    for i in fresh:
-        groups.setdefault(seeds[i], []).append(i)
-    pairs: dict[int, PairMoments] = {}
-    stop = None
-    for seed, members in groups.items():
-        pair_idx = [(0, members.index(i)) for i in members if members[0] == 0 and i != 0]
-        runs, moments, lock_stop = run_paired(
-            [cfgs[i] for i in members], games=games, seed=seed, pairs=pair_idx,
-            dirs=[dirs[fresh.index(i)] for i in members] if dirs else None,
-            pair_out=Path(out) / "paired" if out is not None else None, precision=precision,
-            reuse=reuse, resume=resume, force=force, jobs=jobs, progress=progress,
-            on_warning=on_warning, **backend_opts)
-        prebuilt.update(zip(members, runs, strict=True))
-        pairs.update({members[b]: pm for b, pm in moments.items()})
-        stop = stop or lock_stop
-    return compare_runs([prebuilt[i] for i in range(len(cfgs))], labels=names, pairs=pairs,
-                        margins=margins, stop=stop)
 
 
 def write_comparison(

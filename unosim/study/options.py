@@ -13,10 +13,14 @@ from unosim.rules.limits import DEFAULT_MAX_GAMES
 if TYPE_CHECKING:
     from unosim.analysis.paired import Margin
 
-__all__ = ["GamesError", "StudyOptions", "games_and_cap"]
+__all__ = ["GamesError", "StudyError", "StudyOptions", "games_and_cap"]
 
 
-class GamesError(ValueError):
+class StudyError(ValueError):
+    """A study that cannot run as asked: its message is one line (the CLI prints it)."""
+
+
+class GamesError(StudyError):
     """``games`` and ``precision`` (or ``max_games``) given together: a one-line reason."""
 
 
@@ -102,6 +106,11 @@ class StudyOptions:
     def with_(self, **changes: Any) -> StudyOptions:
         """A copy with ``changes`` (dataclasses.replace, checked again)."""
         return replace(self, **changes)
+
+    def runner_only(self) -> StudyOptions:
+        """These options without games, targets, margins or out-dir rules: a run kept in
+        memory that continues nothing (a league's pilot)."""
+        return StudyOptions(**self.runner())
 
     def runner(self) -> dict[str, Any]:
         """The keywords the runner (`unosim.run.run_simulation`, `run_lockstep`) takes
