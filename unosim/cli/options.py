@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from click.shell_completion import CompletionItem
 
 from unosim.rules.limits import DEFAULT_MAX_GAMES, MAX_GAMES, MAX_SEED
+
+if TYPE_CHECKING:
+    from unosim.study import StudyOptions
 
 __all__ = [
     "BACKENDS",
@@ -274,7 +277,7 @@ def games_and_cap(games: int | None, precision_: float | None,
 
 
 def study_options(games: int | None, precision_: float | None, max_games_: int | None, *,
-                  margins: tuple[str, ...] = (), **runner: Any) -> Any:
+                  margins: tuple[str, ...] = (), **runner: Any) -> StudyOptions:
     """The study's one options value (`unosim.study.StudyOptions`) from a command's
     options: games or precision checked (a usage error), margins parsed, warnings to
     stderr; ``runner`` holds the rest (jobs, backend, resume, progress, ...)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -15,6 +16,9 @@ from unosim.cli.console import (
     compile_notice,
     few_collections,
 )
+
+if TYPE_CHECKING:
+    from unosim.study import StudyOptions
 
 
 @click.command("run", cls=Command)
@@ -51,27 +55,25 @@ def run_cmd(config: str, games: int | None, precision: float | None, max_games: 
     wrote; a directory holding no run is never cleared).
     """
     with few_collections():  # imports, loading and the report; the games collect
-        _run(config, games, precision, max_games, seed, out, overrides, jobs, records,
-             resume, force, quiet, backend, scheduler, chunk_size, fmt, no_report)
+        opts = options.study_options(games, precision, max_games, jobs=jobs, backend=backend,
+                                     scheduler=scheduler, chunk_size=chunk_size,
+                                     resume=resume, force=force, progress=not quiet)
+        _run(config, opts, seed, out, overrides, records, quiet, fmt, no_report)
 
 
-def _run(config: str, games: int | None, precision: float | None, max_games: int | None,
-         seed: int | None, out: str | None, overrides: tuple[str, ...], jobs: int | None,
-         records: bool, resume: bool, force: bool, quiet: bool, backend: str,
-         scheduler: str | None, chunk_size: int | None, fmt: str, no_report: bool) -> None:
+def _run(config: str, opts: StudyOptions, seed: int | None, out: str | None,
+         overrides: tuple[str, ...], records: bool, quiet: bool, fmt: str,
+         no_report: bool) -> None:
     from unosim.report.labels import variant_name
     from unosim.study.runs import default_run_out
     from unosim.study.simulate import Simulated, simulate
 
-    opts = options.study_options(games, precision, max_games, jobs=jobs, backend=backend,
-                                 scheduler=scheduler, chunk_size=chunk_size, resume=resume,
-                                 force=force, progress=not quiet)
     cfg = options.load(config, overrides)
     if overrides:
         cfg = cfg.model_copy(update={"name": variant_name(cfg.name, overrides)})
     seed = cfg.seed if seed is None else seed
     out_dir = Path(out) if out is not None else default_run_out(
-        cfg, seed=seed, games=opts.games_for(cfg.games), precision=precision)
+        cfg, seed=seed, games=opts.games_for(cfg.games), precision=opts.precision)
     text = fmt == "text"
 
     def said(done: Simulated) -> None:

@@ -13,10 +13,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
-from matplotlib.figure import Figure
 
 from unosim.analysis.estimates import (
     BOOT,
@@ -32,6 +30,7 @@ from unosim.engine import state as L
 from unosim.report import charts
 from unosim.report.comparison import (
     Comparison,
+    effects_spec,
     questions_for,
     seat_diff,
 )
@@ -47,7 +46,6 @@ from unosim.report.format import (
 )
 from unosim.report.render import Doc
 from unosim.report.verdicts import (
-    ESTABLISHED,
     MARKER_LEGEND,
     games_factor,
     margin_words,
@@ -56,7 +54,7 @@ from unosim.report.verdicts import (
 )
 from unosim.run.files import atomic_write, write_text
 
-__all__ = ["effects_figure", "write_comparison", "write_table"]
+__all__ = ["write_comparison", "write_table"]
 
 _RATE = Metric("win_rate", "", "rate", "first", percent=True)  # formats a position's rate
 
@@ -235,42 +233,9 @@ def _headlines(doc: Doc, cmp: Comparison, out: Path, stem: str) -> list[Path]:
     return pngs
 
 
-def effect_markers(cmp: Comparison, key: str) -> list[bool]:
-    """Which rows of the effects chart are filled for question ``key``: exactly the
-    configs whose Holm-adjusted decision (the verdict's) established a change."""
-    dec = cmp.decisions.get(key, [None] * len(cmp.runs))
-    return [v is not None and v.word in ESTABLISHED for v in dec[1:]]
-
-
 def _effects_chart(cmp: Comparison, path: Path) -> Path:
     """`effects_figure` saved as a PNG, its filled markers recorded in it."""
-    return charts.forest_chart(**_effects(cmp), path=path)
-
-
-def effects_figure(cmp: Comparison) -> Figure:
-    """Each config's paired effect on round length and on the first player's win rate,
-    with 95% intervals, markers filled as the verdicts decide (the page's effects chart)."""
-    return charts.forest_figure(**_effects(cmp))
-
-
-def _effects(cmp: Comparison) -> dict[str, Any]:
-    """The effects chart's labels, panels, title and fills."""
-    m1 = cmp.values["turns_mean"][0].value
-    nan = float("nan")
-    panels: list[tuple[str, list[float], list[float], list[float]]] = []
-    for key, xlabel, scale in (
-            ("turns_mean", "change in mean turns per round (%)", 100 / m1),
-            ("first_player_win_rate", "change in first-player win rate (percentage points)",
-             100.0)):
-        ds = cmp.diffs[key][1:]
-        diff, low, high = ([scale * float(getattr(d, f)) if d is not None else nan for d in ds]
-                           for f in ("diff", "low", "high"))
-        panels.append((xlabel, diff, low, high))
-    return {"labels": cmp.labels[1:], "panels": panels,
-            "title": f"Effect of each rule set against {cmp.labels[0]} (95% CI)",
-            "filled": [effect_markers(cmp, "turns_mean"),
-                       effect_markers(cmp, "first_player_win_rate")],
-            "legend": MARKER_LEGEND}
+    return charts.forest_chart(**effects_spec(cmp), path=path)
 
 
 def _positions(doc: Doc, cmp: Comparison, out: Path, stem: str) -> list[Path]:

@@ -60,6 +60,7 @@ from unosim.report import league_charts
 from unosim.report.compare import write_table
 from unosim.report.format import config_yaml, pct, pct_ci
 from unosim.report.grid import Axis
+from unosim.report.notebook import html, text
 from unosim.report.render import Doc
 from unosim.report.runs import Run
 from unosim.rules.config import (
@@ -202,13 +203,9 @@ class League:
         return _verdicts(self, markdown=False)
 
     def __repr__(self) -> str:
-        from unosim.report.notebook import league_text
-
         return league_text(self)
 
     def _repr_html_(self) -> str:
-        from unosim.report.notebook import league_html
-
         return league_html(self)
 
 
@@ -281,13 +278,9 @@ class LeagueSet:
         return [lg.verdicts() for lg in self.leagues]
 
     def __repr__(self) -> str:
-        from unosim.report.notebook import leagues_text
-
         return leagues_text(self)
 
     def _repr_html_(self) -> str:
-        from unosim.report.notebook import leagues_html
-
         return leagues_html(self)
 
     def plot(self) -> Figure:
@@ -602,3 +595,54 @@ def _movement(doc: Doc, ls: LeagueSet, out: Path, stem: str) -> list[Path]:
     doc.image(png, "Each policy's rating under each rule set")
     return [png]
 
+
+# what a notebook shows of a league (`unosim.report.notebook`)
+
+def _rating_rows(lg: League) -> list[list[str]]:
+    """Policy, rating (95% CI) and win rate per seat, strongest first."""
+    r, rates = lg.ratings, lg.win_rates()
+    return [[lg.names[i],
+             f"{_elo(r.rating[i])} Elo (95% CI {_elo(r.low[i])} to {_elo(r.high[i])})",
+             pct_ci(rates[i])] for i in r.order()]
+
+
+def _league_title(lg: League, rule: str = "") -> str:
+    """What was played; ``rule`` names the rule set ("jump-in on") of one of several."""
+    rule = f"{rule or lg.rule}: " if rule or lg.rule else ""
+    return (f"{rule}League of {', '.join(lg.names)} at {lg.players} players, "
+            f"{lg.games:,} {lg.unit.replace('rounds', 'games')} per seating, "
+            f"{len(lg.tables):,} seatings, seed {lg.seed}")
+
+
+def league_text(lg: League, rule: str = "") -> str:
+    """The league's ratings, strongest first, with intervals and win rates per seat."""
+    return text(_league_title(lg, rule) + ":", [f"{n}: {elo}, wins {rate} per seat"
+                                           for n, elo, rate in _rating_rows(lg)])
+
+
+def _head(lg: League) -> list[str]:
+    return ["Policy", "Rating (95% CI)",
+            f"Win rate per seat (95% CI; fair {pct(1 / lg.players)})"]
+
+
+def league_html(lg: League, rule: str = "") -> str:
+    """The ratings table and the plain verdicts."""
+    return html(_league_title(lg, rule), [], _head(lg), _rating_rows(lg), lg.verdicts())
+
+
+def _rules(ls: LeagueSet) -> list[str]:
+    return [f"{ls.axis.label} {lg.rule}" if ls.axis else "" for lg in ls.leagues]
+
+
+def leagues_text(ls: LeagueSet) -> str:
+    """Each league's ratings (one block per rule set), then the rating moves."""
+    return "\n".join([league_text(lg, r) for lg, r in zip(ls.leagues, _rules(ls), strict=True)]
+                     + ls.moves)
+
+
+def leagues_html(ls: LeagueSet) -> str:
+    """Each league's summary, then the rating moves between rule sets."""
+    parts = [league_html(lg, r) for lg, r in zip(ls.leagues, _rules(ls), strict=True)]
+    if ls.moves:
+        parts.append(html("Rating moves between rule sets", items=ls.moves))
+    return "<div>" + "".join(parts) + "</div>"

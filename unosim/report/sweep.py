@@ -64,6 +64,7 @@ from unosim.report.grid import (
     parse_vary,
     value_label,
 )
+from unosim.report.notebook import html, text
 from unosim.report.render import Doc
 from unosim.report.runs import Run
 from unosim.report.sweep_answers import (
@@ -146,13 +147,9 @@ class Sweep:
         return answer_sentences(self)
 
     def __repr__(self) -> str:
-        from unosim.report.notebook import sweep_text
-
         return sweep_text(self)
 
     def _repr_html_(self) -> str:
-        from unosim.report.notebook import sweep_html
-
         return sweep_html(self)
 
     def plot(self, metric: str = "turns_mean") -> Figure:
@@ -446,3 +443,39 @@ def _effects_table(doc: Doc, sweep: Sweep) -> None:
                  "change", "decision"]
     doc.table(head + ["correlation of per-game turns", "games an unpaired comparison would "
                       "need (× these)"], rows)
+
+
+# what a notebook shows of a sweep (`unosim.report.notebook`)
+
+def _sweep_title(sweep: Sweep) -> str:
+    """What was swept: the config, the axes, the cells, games, seed and baseline."""
+    b, bv = sweep.baseline
+    return (f"Sweep of {Path(sweep.config).stem} over "
+            + " × ".join(a.label for a in sweep.axes)
+            + f": {len(sweep.cells)} cells, {sweep.games:,} games each, seed {sweep.seed}, "
+            f"against {value_phrase(sweep.axes[b], bv)}")
+
+
+def sweep_text(sweep: Sweep) -> str:
+    """The sweep's grid and its answer in sentences."""
+    return text(_sweep_title(sweep), sweep.answers() or ["nothing to compare"])
+
+
+def sweep_html(sweep: Sweep) -> str:
+    """The answer, then each cell's mean turns and its effect against its baseline cell."""
+    m = METRIC_BY_KEY["turns_mean"]
+    rows = []
+    for i, cell in enumerate(sweep.cells):
+        assert cell.run is not None
+        row = [value_label(v, a.key) for a, v in zip(sweep.axes, cell.values, strict=True)]
+        row.append(fmt_metric(estimate(cell.run.aggregates, m), m))
+        g, k = sweep.place(i)
+        e = cell_effect(sweep, i, m.key)
+        v = g.cmp.decisions.get(m.key, [None] * len(g.cells))[k]
+        q = next((q for q in questions_for(g.cmp) if q.key == m.key), None)
+        row += (["baseline", ""] if k == 0 else ["—", ""] if e is None or v is None or q is None
+                else [fmt_effect(e, m.key), short_verdict(q, v)])
+        rows.append(row)
+    head = [a.label for a in sweep.axes] + [f"{m.label} (95% CI)",
+                                            "Change against the baseline cell", "Decision"]
+    return html(_sweep_title(sweep), [], head, rows, sweep.answers())
