@@ -254,3 +254,27 @@ def test_vector_env_through_make_vec_autoresets():
 def test_vector_env_refuses_plugins():
     with pytest.raises(ValueError, match="compiled policies only"):
         UnoVectorEnv(2, config="two_player", opponents=["examples/policies/first_legal.py:FirstLegal"])
+
+
+# --- the training example's seat ------------------------------------------------------------
+def test_trained_policy_plays_as_a_plugin_seat():
+    """examples/rl/ppo_seat.py (numpy only) loads the committed network and plays legal
+    games through the plug-in path that `unosim league` uses."""
+    from unosim.engine.plugins import play_games
+
+    cc = Table(load("two_player")).cc
+    agg = play_games(cc, 1, 0, 4, plugins={0: "examples/rl/ppo_seat.py:PPOSeat"})
+    assert int(agg["counts"][1]) == 4 and int(agg["wins_seat"].sum()) <= 4
+
+
+def test_mask_is_the_engines_legal_actions():
+    """The mask (which skips kinds the seat does not hold) lists exactly the façade's
+    legal actions, at every decision of random games of every kind of decision."""
+    rng = np.random.default_rng(4)
+    for config in CONFIGS:
+        t = Table(load(config), seed=2, trace=False)
+        t.reset()
+        while not t.done:
+            legal = t.round.legal_actions()
+            assert np.flatnonzero(t.mask(t.current)).tolist() == legal
+            t.step(int(rng.choice(legal)))

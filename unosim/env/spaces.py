@@ -181,10 +181,18 @@ def encode(S: L.State, C: L.Config, seat: int, off: NDArray[np.int64],
 
 @jit
 def legal_mask(S: L.State, C: L.Config, out: NDArray[np.int8]) -> int:
-    """The legal actions of the seat that must decide, as a 0/1 mask; how many."""
+    """The legal actions of the seat that must decide, as a 0/1 mask; how many.
+
+    Every action is asked of the kernel's `is_legal`, except a card the seat holds
+    none of (no phase lets a seat play, stack or jump in with a kind it does not
+    hold) and a seat beyond the table's (a test holds the mask to
+    `Round.legal_actions`)."""
+    hand = S.hands[S.s[L.S_CUR]]
+    K = C.dc.shape[0]
+    seats_end = L.A_TARGET + C.ci[L.C_PLAYERS]
     m = 0
     for a in range(out.shape[0]):
-        ok = is_legal(S, C, a)
+        ok = (a >= K or hand[a] > 0) and a < seats_end and is_legal(S, C, a)
         out[a] = 1 if ok else 0
         m += 1 if ok else 0
     return m
