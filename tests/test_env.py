@@ -4,27 +4,24 @@ vector env against the single one, and the interface the training example relies
 
 from __future__ import annotations
 
+# The rl extra is part of `make setup` and CI: a missing library fails here, it does not skip.
+import gymnasium
 import numpy as np
+import pyspiel
 import pytest
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, seed_test
+from replay_checker import assert_valid_trace
 
-pytest.importorskip("pettingzoo")
-pytest.importorskip("pyspiel")
-
-import gymnasium  # noqa: E402
-import pyspiel  # noqa: E402
-from gymnasium.utils.env_checker import check_env  # noqa: E402
-from pettingzoo.test import api_test, seed_test  # noqa: E402
-from replay_checker import assert_valid_trace  # noqa: E402
-
-import unosim.env  # noqa: E402,F401
-from unosim.engine import state as L  # noqa: E402
-from unosim.engine.game import play_game  # noqa: E402
-from unosim.engine.view import PublicLog, public_view  # noqa: E402
-from unosim.env import aec, encode_view, layout  # noqa: E402
-from unosim.env.single import UnoEnv  # noqa: E402
-from unosim.env.table import Table, load  # noqa: E402
-from unosim.env.vector import UnoVectorEnv  # noqa: E402
-from unosim.rules.config import load_config  # noqa: E402
+import unosim.env  # noqa: F401  (registers unosim/UNO-v0 and python_unosim)
+from unosim.engine import state as L
+from unosim.engine.game import play_game
+from unosim.engine.view import PublicLog, public_view
+from unosim.env import aec, encode_view, layout
+from unosim.env.single import UnoEnv
+from unosim.env.table import Table, load
+from unosim.env.vector import UnoVectorEnv
+from unosim.rules.config import load_config
 
 # every kind of decision somewhere: stacking and challenges, jump-ins, Seven-O targets,
 # draw-until-play, a special wild, a match with scoring
