@@ -120,13 +120,13 @@ def test_aec_points_reward_is_the_match_score():
 
 def test_table_is_the_engine_game():
     """Compiled seats acting through the table replay `play_game` event for event."""
-    cc = Table(load("stacking_full")).cc
-    for g in range(3):
-        t = Table(cc, seed=9)
-        t.reset(game=g)
-        while not t.done:
-            t.step(t.round.policy_action())
-        assert t.events == play_game(cc, 9, g)
+    for config in ("stacking_full", "match"):
+        t = Table(load(config), seed=9)  # one table, its state reused from game to game
+        for g in (0, 1, 2, 1):
+            t.reset(game=g)
+            while not t.done:
+                t.step(t.round.policy_action())
+            assert t.events == play_game(t.cc, 9, g)
 
 
 # --- Gymnasium -------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ here by the seats' compiled policies is the engine's game, event for event.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import Any
 
@@ -73,10 +74,21 @@ class Table:
         self.keys = seed_keys(seed)
         self.game = 0
         self.round = Round._blank(self.cc, trace)
+        # views of the state's arrays: a record's attributes are slow to read from Python
+        self._s, self._seats = self.round.S.s, self.round.S.seat
         self.rewards = np.zeros(self.players)  # of the latest step
         self.returns = np.zeros(self.players)  # of the game so far
         self.winners: tuple[int, ...] = ()
         self.done = True
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Table:
+        """A copy that plays on alone (OpenSpiel clones states): its own round, and the
+        array views rebound to that round's state."""
+        new = copy.copy(self)
+        new.round = copy.deepcopy(self.round, memo)
+        new.rewards, new.returns = self.rewards.copy(), self.returns.copy()
+        new._s, new._seats = new.round.S.s, new.round.S.seat
+        return new
 
     # --- the game ---------------------------------------------------------------------------
     def reseed(self, seed: int) -> None:
@@ -85,22 +97,28 @@ class Table:
         self.game = 0
 
     def reset(self, game: int | None = None) -> None:
-        """Start game ``game`` of the stream (default: the one after the last)."""
+        """Start game ``game`` of the stream (default: the one after the last).
+
+        The table's state record is reused, as the batch loop reuses its own
+        from game to game (a round resets every part of the state it reads)."""
         if game is not None:
             self.game = game
-        r = Round._blank(self.cc, self.trace)
-        self.round = r
-        seed_game(r.S.rng, np.uint64(self.keys[0]), np.uint64(self.keys[1]), self.game)
+        r = self.round
+        r._events = []
+        r.round_index = 0
+        S = r.S
+        seed_game(S.rng, np.uint64(self.keys[0]), np.uint64(self.keys[1]), self.game)
         self.game += 1
         self.rewards = np.zeros(self.players)
         self.returns = np.zeros(self.players)
         self.winners = ()
         self.done = False
         if self.match:
-            start_match(r.S, r.C)
-            new_round(r.S, r.C, 0)
+            start_match(S, r.C)
+            new_round(S, r.C, 0)
         else:
-            new_round(r.S, r.C, (self.game - 1) % self.players)
+            self._seats[: self.players, L.SEAT_ALIVE] = 1
+            new_round(S, r.C, (self.game - 1) % self.players)
         r._drain()
         self._settle()
 
@@ -113,7 +131,7 @@ class Table:
     def _settle(self) -> None:
         """Score a finished round; start a match's next one, or end the game."""
         r = self.round
-        while r.is_over and not self.done:
+        while self._s[L.S_PHASE] == L.PH_DONE and not self.done:
             if not self.match:
                 w = r.winner
                 self._end((w,) if w is not None else ())
@@ -152,7 +170,7 @@ class Table:
     @property
     def current(self) -> int:
         """The seat that must decide (-1 once the game is over)."""
-        return -1 if self.done else self.round.current_player
+        return -1 if self.done else int(self._s[L.S_CUR])
 
     def observe(self, seat: int, out: NDArray[np.float32] | None = None) -> NDArray[np.float32]:
         obs = np.zeros(self.layout.size, np.float32) if out is None else out
@@ -162,7 +180,7 @@ class Table:
     def mask(self, seat: int) -> NDArray[np.int8]:
         """The legal-action mask of ``seat``: the legal actions if it must decide, else zeros."""
         m = np.zeros(L.NA, np.int8)
-        if not self.done and seat == self.round.current_player:
+        if not self.done and seat == self._s[L.S_CUR]:
             legal_mask(self.round.S, self.round.C, m)
         return m
 
