@@ -201,11 +201,13 @@ def test_openspiel_random_actions_replay():
 
 
 # --- the vector env -------------------------------------------------------------------------
-def test_vector_env_plays_the_single_envs_games():
+@pytest.mark.parametrize("config,reward", [("jump_in", "win"), ("match", "points")])
+def test_vector_env_plays_the_single_envs_games(config, reward):
     """Table i of the vector env plays game i of the seed, as the single env does."""
-    vec = UnoVectorEnv(3, config="jump_in", opponents=["random"] * 3, seat=1, copy=True)
+    vec = UnoVectorEnv(3, config=config, opponents=["random"] * 3, seat=1, reward=reward)
     obs, info = vec.reset(seed=7)
-    singles = [UnoEnv("jump_in", opponents=["random"] * 3, seat=1) for _ in range(3)]
+    singles = [UnoEnv(config, opponents=["random"] * 3, seat=1, reward=reward)
+               for _ in range(3)]
     sobs = []
     for i, e in enumerate(singles):
         e.table.reseed(7)
@@ -214,7 +216,7 @@ def test_vector_env_plays_the_single_envs_games():
         sobs.append(e.table.observe(1))
     np.testing.assert_array_equal(obs, np.stack(sobs))
     rng = np.random.default_rng(0)
-    for _ in range(40):
+    for _ in range(40 if config != "match" else 300):
         acts = np.array([rng.choice(np.flatnonzero(m)) for m in info["action_mask"]])
         obs, rew, term, trunc, info = vec.step(acts)
         for i, e in enumerate(singles):
