@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev,dask]'
+	$(BIN)/pip install -q -e '.[dev,dask,rl]'
 	$(BIN)/python -m unosim.engine.warmup
 	touch $(STAMP)
 

@@ -322,6 +322,75 @@ def ismcts_speed(seconds: float) -> dict[str, float]:
     return out | {"advise_10k_s": time.perf_counter() - t0}
 
 
+def env_speed(seconds: float) -> dict[str, float]:
+    """Steps/s of the learning environments (docs/env.md) on one core, two_player with
+    the learner against ``random``, random legal actions: the vector env (one compiled
+    call per step of N tables; a step is one learner decision and the opponent's moves
+    up to its next one) at N = 1 and N = 1024, and the single Gymnasium env (the Python
+    façade) for scale. Only the env's ``step`` calls are timed (choosing the actions in
+    numpy is not), per wall second and per CPU second of this single-threaded process:
+    on a shared machine the second is the one core's rate. Needs the ``rl`` extra."""
+    import numpy as np
+
+    from unosim.env.single import UnoEnv
+    from unosim.env.vector import UnoVectorEnv
+
+    out: dict[str, float] = {}
+    rng = np.random.default_rng(0)
+
+    def timed(name: str, step: Any, choose: Any) -> None:
+        steps, wall, cpu = 0, 0.0, 0.0
+        while wall < seconds:
+            acts = choose()
+            t, c = time.perf_counter(), time.process_time()
+            steps += step(acts)
+            wall += time.perf_counter() - t
+            cpu += time.process_time() - c
+        out[f"{name}_steps_per_s"] = steps / wall
+        out[f"{name}_steps_per_cpu_s"] = steps / cpu
+
+    for n in (1, 1024):
+        env = UnoVectorEnv(n, config="two_player", opponents=["random"], copy=False)
+        _, info = env.reset(seed=0)
+        box = [info["action_mask"]]
+
+        def choose(box: list = box, n: int = n) -> Any:
+            # a random legal action per table (ties go to the first: near enough)
+            noise = rng.integers(1, 256, size=box[0].shape, dtype=np.uint8)
+            return (box[0] * noise).argmax(1)
+
+        def step(acts: Any, env: UnoVectorEnv = env, box: list = box, n: int = n) -> int:
+            box[0] = env.step(acts)[4]["action_mask"]
+            return n
+
+        step(choose())  # warm-up
+        timed(f"vector_{n}", step, choose)
+    single = UnoEnv("two_player", opponents=["random"])
+    single.reset(seed=0)
+
+    def single_step(a: int) -> int:
+        _, _, term, trunc, _ = single.step(a)
+        if term or trunc:
+            single.reset()
+        return 1
+
+    timed("single", single_step,
+          lambda: int(rng.choice(np.flatnonzero(single.action_masks()))))
+    return out
+
+
+def env_lines(res: dict[str, float]) -> list[str]:
+    def rate(name: str) -> str:
+        return (f"{res[f'{name}_steps_per_s']:,.0f} steps/s "
+                f"({res[f'{name}_steps_per_cpu_s']:,.0f}/CPU-s)")
+
+    return [
+        _row("env: vector, 2p vs random, N = 1, 1 core", rate("vector_1")),
+        _row("env: vector, 2p vs random, N = 1024, 1 core", rate("vector_1024"), ">= 1,000,000"),
+        _row("env: single Gymnasium env (Python façade), 2p", rate("single")),
+    ]
+
+
 def _row(label: str, value: str, target: str = "") -> str:
     return f"{label:<52} {value:>16}  {target}"
 
@@ -379,7 +448,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, default=Path("reports") / "bench.json",
                     help="where to write the figures (default reports/bench.json)")
     ap.add_argument("--only", type=lambda v: v.split(","), default=None,
-                    metavar="first-run,cached,suite",
+                    metavar="first-run,cached,suite,env",
                     help="measure only these (comma-separated) and print them; "
                          "first-run takes minutes of CPU per table")
     args = ap.parse_args(argv)
@@ -393,12 +462,16 @@ def main(argv: list[str] | None = None) -> int:
                     "platform": platform.platform(), "loadavg_start": os.getloadavg()},
     }
     if args.only is not None:
-        unknown = set(args.only) - {"first-run", "cached", "suite"}
+        unknown = set(args.only) - {"first-run", "cached", "suite", "env"}
         if unknown:
             ap.error(f"--only: unknown measurement {', '.join(sorted(unknown))}")
-        res |= startup_figures(args.only, say)
+        res |= startup_figures([w for w in args.only if w != "env"], say)
+        if "env" in args.only:
+            res["env"] = env_speed(seconds)
         res["machine"]["loadavg_end"] = os.getloadavg()
-        print("\n".join(startup_lines(res)))
+        print("\n".join([*startup_lines(res), *(env_lines(res["env"]) if "env" in res else [])]))
+        la, lb = res["machine"]["loadavg_start"], res["machine"]["loadavg_end"]
+        print(_row("load average at start / end (1 min)", f"{la[0]:.2f} / {lb[0]:.2f}"))
         return 0
     res |= startup_figures(["first-run", "cached", "suite"] if not args.no_compile
                            else ["cached", "suite"], say)
@@ -414,6 +487,8 @@ def main(argv: list[str] | None = None) -> int:
     res["plugin_speed"] = plugin_speed(seconds)
     say("ismcts and advise...")
     res["ismcts"] = ismcts_speed(seconds)
+    say("learning environments (vector N = 1, 1024; single)...")
+    res["env"] = env_speed(seconds)
     with tempfile.TemporaryDirectory(prefix="unosim-bench-") as tmp:
         work = Path(tmp)
         for jobs in (1, 2):
@@ -468,6 +543,7 @@ def main(argv: list[str] | None = None) -> int:
                f"{res['ismcts'][f'{k}rounds_per_s']:,.1f}/s")
           for k, label in (("", ""), ("yardstick_", ", yardstick"))],
         _row("advise, 10,000 playouts", f"{res['ismcts']['advise_10k_s']:.2f} s", "< 2 s"),
+        *env_lines(res["env"]),
         _row(f"runner, warm, {g} games, 1 job", f"{s1:,.0f} rounds/s"),
         _row(f"runner, warm, {g} games, 2 jobs", f"{s2:,.0f} rounds/s"),
         _row("speed-up of 2 jobs (warm runner)", f"{d['speedup_2_jobs_steady']:.2f}x",

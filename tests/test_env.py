@@ -1,0 +1,279 @@
+"""The learning environments (unosim.env, docs/env.md): the libraries' own conformance
+suites, the replay checker on traces of random actions, the shared observation, the
+vector env against the single one, and the interface the training example relies on."""
+
+from __future__ import annotations
+
+# The rl extra is part of `make setup` and CI: a missing library fails here, it does not skip.
+import gymnasium
+import numpy as np
+import pyspiel
+import pytest
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, seed_test
+from replay_checker import assert_valid_trace
+
+import unosim.env  # noqa: F401  (registers unosim/UNO-v0 and python_unosim)
+from unosim.engine import state as L
+from unosim.engine.game import play_game
+from unosim.engine.view import PublicLog, public_view
+from unosim.env import aec, encode_view, layout
+from unosim.env.single import UnoEnv
+from unosim.env.table import Table, load
+from unosim.env.vector import UnoVectorEnv
+from unosim.rules.config import load_config
+
+# every kind of decision somewhere: stacking and challenges, jump-ins, Seven-O targets,
+# draw-until-play, a special wild, a match with scoring
+CONFIGS = ["two_player", "chaos", "seven_o", "jump_in", "stacking_full", "draw_until_play",
+           "disney_wish", "match"]
+
+
+def _random_game(step, legal, rng: np.random.Generator, limit: int = 20_000) -> None:
+    for _ in range(limit):
+        acts = legal()
+        if acts is None:
+            return
+        step(int(rng.choice(acts)))
+    raise AssertionError("game did not end")
+
+
+# --- spaces ----------------------------------------------------------------------------------
+def test_layout_follows_the_kind_table_and_players():
+    cc = Table(load("chaos")).cc
+    lay = layout(cc)
+    n, k = int(cc.ci[L.C_PLAYERS]), len(cc.deck_counts)
+    assert lay.sizes["hand"] == k and lay.sizes["known"] == n * k
+    assert lay.size == sum(lay.sizes.values()) and lay.offset("scores") + n == lay.size
+
+
+def test_plugin_view_encodes_like_the_env():
+    """A trained policy playing as a plug-in reads the same vector the env gave it."""
+    t = Table(load("seven_o"), seed=5)
+    t.reset()
+    rng = np.random.default_rng(0)
+    seen = 0
+    while not t.done:
+        p = t.current
+        log = PublicLog(p)
+        log.feed(t.events)
+        view = public_view(t.round, log)
+        np.testing.assert_array_equal(encode_view(view, t.layout), t.observe(p))
+        t.step(int(rng.choice(np.flatnonzero(t.mask(p)))))
+        seen += 1
+    assert seen > 10
+
+
+def test_observation_hides_other_hands():
+    """Two states that differ only in another seat's hand give the same observation."""
+    cfg = load("two_player")
+    a = Table(cfg, seed=1)
+    a.reset(game=0)
+    b = Table(cfg, seed=1)
+    b.reset(game=0)
+    S = b.round.S
+    me = a.current
+    other = 1 - me
+    k1 = int(np.flatnonzero(S.hands[other, :L.NK])[0])
+    k2 = (k1 + 1) % L.NK
+    S.hands[other, k1] -= 1
+    S.hands[other, k2] += 1
+    np.testing.assert_array_equal(a.observe(me), b.observe(me))
+
+
+# --- PettingZoo ----------------------------------------------------------------------------
+@pytest.mark.parametrize("config", ["two_player", "chaos", "match"])
+def test_pettingzoo_api_test(config):
+    api_test(aec(config, trace=False), num_cycles=300, verbose_progress=False)
+
+
+def test_pettingzoo_seed_test():
+    seed_test(lambda: aec("seven_o", trace=False), num_cycles=200)
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_aec_random_actions_replay(config):
+    env = aec(config)
+    rng = np.random.default_rng(1)
+    for seed in (1, 2):
+        env.reset(seed=seed)
+        for _agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        table = env.unwrapped.table
+        assert_valid_trace(table.events, allow_bluffs=True)
+        assert table.done
+
+
+def test_aec_points_reward_is_the_match_score():
+    env = aec("match", reward="points", trace=False)
+    env.reset(seed=2)
+    total = dict.fromkeys(env.possible_agents, 0.0)
+    rng = np.random.default_rng(2)
+    for agent in env.agent_iter():
+        obs, rew, term, trunc, _ = env.last()
+        total[agent] += rew
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    scores = env.unwrapped.table.round.scores
+    assert [total[a] for a in env.possible_agents] == [float(s) for s in scores]
+
+
+def test_table_is_the_engine_game():
+    """Compiled seats acting through the table replay `play_game` event for event."""
+    for config in ("stacking_full", "match"):
+        t = Table(load(config), seed=9)  # one table, its state reused from game to game
+        for g in (0, 1, 2, 1):
+            t.reset(game=g)
+            while not t.done:
+                t.step(t.round.policy_action())
+            assert t.events == play_game(t.cc, 9, g)
+
+
+# --- Gymnasium -------------------------------------------------------------------------------
+def test_gymnasium_check_env():
+    env = gymnasium.make("unosim/UNO-v0", config="two_player", opponents=["cautious"],
+                         disable_env_checker=True)
+    check_env(env.unwrapped, skip_render_check=True)
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_single_env_random_actions_replay(config):
+    n = load_config(config).players
+    env = UnoEnv(config, opponents=["random"] * (n - 1), seat=n - 1, trace=True)
+    rng = np.random.default_rng(3)
+    obs, info = env.reset(seed=4)
+    done = False
+    while not done:
+        assert env.observation_space.contains(obs)
+        masks = env.action_masks()
+        assert masks.any() and (masks == info["action_mask"].astype(bool)).all()
+        obs, rew, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(masks))))
+        done = term or trunc
+    assert "illegal" not in info
+    assert_valid_trace(env.table.events, allow_bluffs=True)
+
+
+def test_single_env_plugin_opponent_and_illegal_action():
+    env = UnoEnv("two_player", opponents=["examples/policies/first_legal.py:FirstLegal"])
+    obs, info = env.reset(seed=1)
+    bad = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    _, rew, term, _, info = env.step(bad)
+    assert term and rew == -1.0 and info["illegal"]
+    obs, info = env.reset(seed=1)
+    rng = np.random.default_rng(0)
+    term = trunc = False
+    while not (term or trunc):
+        obs, rew, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+    assert rew in (-1.0, 1.0) and env.table.winners
+    assert_valid_trace(env.table.events, allow_bluffs=True)
+
+
+def test_wrappers_keep_action_masks():
+    """What MaskablePPO reaches through: the mask survives gymnasium's wrappers."""
+    env = gymnasium.make("unosim/UNO-v0", config="two_player", opponents=["random"])
+    env = gymnasium.wrappers.RecordEpisodeStatistics(env)
+    env.reset(seed=0)
+    m = env.get_wrapper_attr("action_masks")()
+    assert m.dtype == bool and m.shape == (L.NA,) and m.any()
+
+
+# --- OpenSpiel --------------------------------------------------------------------------------
+@pytest.mark.parametrize("config", ["two_player", "seven_o"])
+def test_openspiel_random_sim_test(config):
+    game = pyspiel.load_game("python_unosim", {"config": config, "deals": 64})
+    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+
+
+def test_openspiel_random_actions_replay():
+    # deal 0: the replay checker wants a game's first dealer to be seat 0, and deal d
+    # is the engine's game d, dealt by seat d % players
+    for seed in (5, 6):
+        game = pyspiel.load_game("python_unosim", {"config": "chaos", "trace": True,
+                                                   "deals": 16, "seed": seed})
+        rng = np.random.default_rng(seed)
+        state = game.new_initial_state()
+        state.apply_action(0)
+        while not state.is_terminal():
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        assert_valid_trace(state.table.events, allow_bluffs=True)
+        ret = state.returns()
+        assert sorted(ret)[-1] == 1.0 or ret == [0.0] * len(ret)
+
+
+# --- the vector env -------------------------------------------------------------------------
+@pytest.mark.parametrize("config,reward", [("jump_in", "win"), ("match", "points")])
+def test_vector_env_plays_the_single_envs_games(config, reward):
+    """Table i of the vector env plays game i of the seed, as the single env does."""
+    vec = UnoVectorEnv(3, config=config, opponents=["random"] * 3, seat=1, reward=reward)
+    obs, info = vec.reset(seed=7)
+    singles = [UnoEnv(config, opponents=["random"] * 3, seat=1, reward=reward)
+               for _ in range(3)]
+    sobs = []
+    for i, e in enumerate(singles):
+        e.table.reseed(7)
+        e.table.reset(game=i)
+        e._others()
+        sobs.append(e.table.observe(1))
+    np.testing.assert_array_equal(obs, np.stack(sobs))
+    rng = np.random.default_rng(0)
+    for _ in range(40 if config != "match" else 300):
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in info["action_mask"]])
+        obs, rew, term, trunc, info = vec.step(acts)
+        for i, e in enumerate(singles):
+            o, r, te, tr, _ = e.step(int(acts[i]))
+            assert (rew[i], term[i], trunc[i]) == (r, te, tr)
+            if te or tr:
+                np.testing.assert_array_equal(info["final_obs"][i], o)
+                assert info["_final_obs"][i]
+                e.table.reset(game=int(vec.games[i]))
+                e._others()
+                o = e.table.observe(1)
+            np.testing.assert_array_equal(obs[i], o)
+            np.testing.assert_array_equal(info["action_mask"][i], e.table.mask(1))
+
+
+def test_vector_env_through_make_vec_autoresets():
+    env = gymnasium.make_vec("unosim/UNO-v0", num_envs=16, vectorization_mode="vector_entry_point",
+                             config="two_player", opponents=["cautious"])
+    obs, info = env.reset(seed=3)
+    assert obs.shape == (16, env.single_observation_space.shape[0])
+    rng = np.random.default_rng(1)
+    ended = 0
+    wins = 0.0
+    for _ in range(400):
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in info["action_mask"]])
+        obs, rew, term, trunc, info = env.step(acts)
+        ended += int((term | trunc).sum())
+        wins += float(rew[term].clip(0).sum())
+        assert info["action_mask"].any(axis=1).all()  # every table has a decision
+    assert ended > 16 and 0 < wins < ended
+    assert env.unwrapped.action_masks().shape == (16, L.NA)
+
+
+def test_vector_env_refuses_plugins():
+    with pytest.raises(ValueError, match="compiled policies only"):
+        UnoVectorEnv(2, config="two_player", opponents=["examples/policies/first_legal.py:FirstLegal"])
+
+
+# --- the training example's seat ------------------------------------------------------------
+def test_trained_policy_plays_as_a_plugin_seat():
+    """examples/rl/ppo_seat.py (numpy only) loads the committed network and plays legal
+    games through the plug-in path that `unosim league` uses."""
+    from unosim.engine.plugins import play_games
+
+    cc = Table(load("two_player")).cc
+    agg = play_games(cc, 1, 0, 4, plugins={0: "examples/rl/ppo_seat.py:PPOSeat"})
+    assert int(agg["counts"][1]) == 4 and int(agg["wins_seat"].sum()) <= 4
+
+
+def test_mask_is_the_engines_legal_actions():
+    """The mask (which skips kinds the seat does not hold) lists exactly the façade's
+    legal actions, at every decision of random games of every kind of decision."""
+    rng = np.random.default_rng(4)
+    for config in CONFIGS:
+        t = Table(load(config), seed=2, trace=False)
+        t.reset()
+        while not t.done:
+            legal = t.round.legal_actions()
+            assert np.flatnonzero(t.mask(t.current)).tolist() == legal
+            t.step(int(rng.choice(legal)))

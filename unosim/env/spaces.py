@@ -1,0 +1,222 @@
+"""The observation and action encodings every environment shares (docs/env.md).
+
+One action space for every decision: the kernel's own action ids
+(`unosim.engine.state`), so an action an environment takes is the action the
+engine applies and the trace records, with no translation in between:
+
+========================  ===========================================
+id                        decision
+========================  ===========================================
+``0 .. K-1``              play (or stack, or jump in with) card kind ``k``
+``A_DRAW``                draw on a turn
+``A_PASS``                keep the drawn card / let a jump-in go
+``A_COLOR + c``           name colour ``c`` (R Y G B) after a wild
+``A_ACCEPT``              take the pending draw
+``A_CHALLENGE``           challenge a Wild Draw Four
+``A_TARGET + q``          choose seat ``q`` (Seven-O swap, special wild)
+========================  ===========================================
+
+The observation is one float32 vector of what seat ``seat`` could see, laid
+out as the sections of `Layout` (sizes from the config: players ``n`` and the
+edition's kind table ``K``). It is filled by one compiled function,
+`fill`, from the state's public parts and the seat's own rows; `encode_view`
+fills it from a plug-in's `PublicView` through the same function.
+
+>>> from unosim.rules.config import load_config
+>>> from unosim.engine.state import compile_config
+>>> lay = layout(compile_config(load_config("two_player")))
+>>> lay.size, lay.offset("hand"), lay.offset("top"), lay.sizes["known"]
+(354, 0, 55, 110)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+from unosim.engine import state as L
+from unosim.engine.jit import jit
+from unosim.engine.rules import is_legal
+from unosim.engine.state import KernelArrays
+from unosim.engine.view import PublicView
+from unosim.rules.cards import COLORS, kind
+
+__all__ = ["N_ACTIONS", "N_PHASES", "SECTIONS", "Layout", "encode", "encode_view", "fill",
+           "layout", "layout_of", "legal_mask"]
+
+N_ACTIONS = L.NA  # one Discrete(N_ACTIONS) for every decision (the kernel's action ids)
+N_PHASES = 7  # PH_DONE .. PH_JUMP
+_PHASE_CODE = {name: code for code, name in
+               ((L.PH_DONE, "done"), (L.PH_TURN, "turn"), (L.PH_DRAWN, "drawn"),
+                (L.PH_COLOR, "color"), (L.PH_PENDING, "pending"), (L.PH_TARGET, "target"),
+                (L.PH_JUMP, "jump"))}
+
+# The sections, in order, and what each holds (seats in absolute order 0..n-1, as the
+# target actions name them). ``K`` kinds, ``n`` seats.
+SECTIONS: tuple[tuple[str, str], ...] = (
+    ("hand", "K: own cards of each kind"),
+    ("top", "K: one-hot, the top card of the discard pile"),
+    ("color", "4: one-hot, the active colour (R Y G B)"),
+    ("direction", "1: 1 in seat order (+1), 0 against it"),
+    ("phase", "7: one-hot, the decision the table waits for (done turn drawn color pending target jump)"),
+    ("me", "n: one-hot, the observing seat"),
+    ("current", "n: one-hot, the seat that must decide"),
+    ("hand_sizes", "n: cards in each hand"),
+    ("active", "n: 1 where the seat is in play (elimination scoring takes seats out)"),
+    ("pending", "1: cards the seat facing a Draw Two / WD4 (or a stack) would draw"),
+    ("drawn", "K: one-hot, the card this seat just drew, while it decides to play or keep it"),
+    ("draw_size", "1: cards left in the draw pile"),
+    ("discard", "K: cards of each kind in the discard pile (played since the last reshuffle)"),
+    ("known", "n*K: cards of each kind this seat knows each seat holds (engine.known)"),
+    ("scores", "n: match scores (zeros in round mode)"),
+)
+_ORDER = tuple(name for name, _ in SECTIONS)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where each section starts in the observation vector, for one config."""
+
+    players: int
+    kinds: int
+    sizes: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def size(self) -> int:
+        return sum(self.sizes.values())
+
+    def offset(self, name: str) -> int:
+        out = 0
+        for s in _ORDER:
+            if s == name:
+                return out
+            out += self.sizes[s]
+        raise KeyError(name)
+
+    @property
+    def offsets(self) -> NDArray[np.int64]:
+        """Section starts in `SECTIONS` order (what `fill` reads)."""
+        return np.array([self.offset(s) for s in _ORDER], np.int64)
+
+    def section(self, obs: NDArray[np.float32], name: str) -> NDArray[np.float32]:
+        """The slice of ``obs`` that holds section ``name`` (``known``: n rows of K)."""
+        o = self.offset(name)
+        part = obs[..., o: o + self.sizes[name]]
+        if name == "known":
+            return part.reshape(*obs.shape[:-1], self.players, self.kinds)
+        return part
+
+
+def layout(cc: KernelArrays) -> Layout:
+    """The observation layout of a compiled config: ``K`` is the edition's kind table's
+    length (``deck_counts``), not a constant, so editions with more kinds widen it."""
+    return layout_of(int(cc.ci[L.C_PLAYERS]), len(cc.deck_counts))
+
+
+def layout_of(n: int, k: int) -> Layout:
+    """The layout for ``n`` players and ``k`` card kinds (a plug-in knows both from its
+    view: ``view.players`` and the kind table)."""
+    per = {"K": k, "n": n, "n*K": n * k}
+    sizes = {}
+    for name, text in SECTIONS:
+        head = text.split(":")[0]
+        sizes[name] = per[head] if head in per else int(head)
+    return Layout(n, k, sizes)
+
+
+# --- compiled ---------------------------------------------------------------------------------
+@jit
+def fill(out: NDArray[np.float32], off: NDArray[np.int64], n: int, seat: int,
+         hand: NDArray[np.int64], top: int, color: int, direction: int, phase: int, cur: int,
+         sizes: NDArray[np.int64], alive: NDArray[np.int64], pending: int, drawn: int,
+         draw_size: int, discard: NDArray[np.int64], known: NDArray[np.int16],
+         scores: NDArray[np.int64]) -> None:
+    """Write one observation (the sections of `SECTIONS`, at ``off``) into ``out``.
+
+    Every input is something ``seat`` may see: its own count row, its own
+    known-cards rows, and public values. ``drawn`` < 0 and ``cur`` < 0 mean none."""
+    out[:] = 0.0
+    K = hand.shape[0]
+    o = off[0]
+    for k in range(K):
+        out[o + k] = hand[k]
+    out[off[1] + top] = 1.0
+    out[off[2] + color] = 1.0
+    out[off[3]] = 1.0 if direction > 0 else 0.0
+    out[off[4] + phase] = 1.0
+    out[off[5] + seat] = 1.0
+    if cur >= 0:
+        out[off[6] + cur] = 1.0
+    for q in range(n):
+        out[off[7] + q] = sizes[q]
+        out[off[8] + q] = alive[q]
+        out[off[14] + q] = scores[q]
+        for k in range(K):
+            out[off[13] + q * K + k] = known[q, k]
+    out[off[9]] = pending
+    if drawn >= 0:
+        out[off[10] + drawn] = 1.0
+    out[off[11]] = draw_size
+    for i in range(discard.shape[0]):
+        out[off[12] + discard[i]] += 1.0
+
+
+@jit
+def encode(S: L.State, C: L.Config, seat: int, off: NDArray[np.int64],
+           out: NDArray[np.float32]) -> None:
+    """Seat ``seat``'s observation of state ``S``: `fill` from the parts it may see."""
+    s = S.s
+    n = C.ci[L.C_PLAYERS]
+    K = C.dc.shape[0]
+    ph = s[L.S_PHASE]
+    cur = s[L.S_CUR] if ph != L.PH_DONE else -1
+    drawn = s[L.S_DRAWN] if ph == L.PH_DRAWN and cur == seat else -1
+    nd = s[L.S_NDISC]
+    fill(out, off, n, seat, S.hands[seat, :K], S.piles[1, nd - 1], s[L.S_COLOR], s[L.S_DIR],
+         ph, cur, S.hands[:n, L.H_SIZE], S.seat[:n, L.SEAT_ALIVE], s[L.S_PEND], drawn,
+         s[L.S_NDRAW], S.piles[1, :nd], S.known[seat, :n, :K], S.seat[:n, L.SEAT_SCORE])
+
+
+@jit
+def legal_mask(S: L.State, C: L.Config, out: NDArray[np.int8]) -> int:
+    """The legal actions of the seat that must decide, as a 0/1 mask; how many.
+
+    Every action is asked of the kernel's `is_legal`, except a card the seat holds
+    none of (no phase lets a seat play, stack or jump in with a kind it does not
+    hold) and a seat beyond the table's (a test holds the mask to
+    `Round.legal_actions`)."""
+    hand = S.hands[S.s[L.S_CUR]]
+    K = C.dc.shape[0]
+    seats_end = L.A_TARGET + C.ci[L.C_PLAYERS]
+    m = 0
+    for a in range(out.shape[0]):
+        ok = (a >= K or hand[a] > 0) and a < seats_end and is_legal(S, C, a)
+        out[a] = 1 if ok else 0
+        m += 1 if ok else 0
+    return m
+
+
+def encode_view(view: PublicView, lay: Layout, out: NDArray[np.float32] | None = None
+                ) -> NDArray[np.float32]:
+    """The observation of a plug-in's `PublicView`, through the same `fill` as the
+    environments (so a policy trained there reads a seat in ``unosim league`` alike)."""
+    n, K = lay.players, lay.kinds
+    obs = np.zeros(lay.size, np.float32) if out is None else out
+    hand = np.zeros(K, np.int64)
+    for t in view.hand:
+        hand[kind(t)] += 1
+    known = np.zeros((n, K), np.int16)
+    for q, cards in enumerate(view.known):
+        for t in cards:
+            known[q, kind(t)] += 1
+    alive = np.zeros(n, np.int64)
+    alive[list(view.active)] = 1
+    drawn = kind(view.drawn) if view.drawn is not None else -1
+    discard = np.array([kind(t) for t in view.discard], np.int64)
+    fill(obs, lay.offsets, n, view.seat, hand, kind(view.top), COLORS.index(view.color),
+         view.direction, _PHASE_CODE[view.phase], view.seat, np.array(view.hand_sizes, np.int64),
+         alive, view.pending, drawn, view.draw_size, discard, known,
+         np.array(view.scores, np.int64))
+    return obs

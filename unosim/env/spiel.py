@@ -1,0 +1,180 @@
+"""The OpenSpiel game ``python_unosim`` (registered with ``pyspiel.register_game``).
+
+``pyspiel.load_game("python_unosim", {"config": "two_player"})`` after
+``import unosim.env``. Parameters: ``config`` (a built-in name or a path),
+``set`` (``--set`` overrides separated by ``;``), ``reward`` (``win`` or
+``points``), ``seed`` (the stream the deals come from), ``deals`` (how many
+deals the opening chance node chooses among) and ``trace`` (keep the events).
+
+The game opens with one explicit chance node that picks the deal: game
+``d`` of the seed's stream, exactly as ``unosim run`` plays it. Everything
+after it (the shuffle, reshuffles, behaviour rates such as forgetting UNO)
+follows from that game's stream, so a history replays to the same state,
+which OpenSpiel's serialization relies on. Players see the observation of
+`unosim.env.spaces`; the game provides no information-state tensor.
+
+>>> import pyspiel, unosim.env
+>>> game = pyspiel.load_game("python_unosim", {"config": "two_player", "deals": 8})
+>>> state = game.new_initial_state()
+>>> state.is_chance_node(), len(state.chance_outcomes())
+(True, 8)
+>>> state.apply_action(3); state.current_player() in (0, 1)
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from unosim.engine import state as L
+from unosim.engine.game import action_name
+from unosim.env.table import Table, load
+from unosim.rules.limits import MAX_PLAYERS
+
+__all__ = ["GAME_TYPE", "UnoGame", "UnoState"]
+
+_DEFAULTS: dict[str, Any] = {"config": "two_player", "set": "", "reward": "win", "seed": 0,
+                             "deals": 1024, "trace": False}
+_POINTS_BOUND = 100_000.0  # points rewards stay within (a match ends at its target)
+
+GAME_TYPE = pyspiel.GameType(
+    short_name="python_unosim",
+    long_name="unosim: UNO with editions, house rules and match modes",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.GENERAL_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=MAX_PLAYERS,
+    min_num_players=2,
+    provides_information_state_string=False,
+    provides_information_state_tensor=False,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=_DEFAULTS,
+)
+
+
+class UnoGame(pyspiel.Game):
+    """A unosim config as an OpenSpiel game."""
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        p = {**_DEFAULTS, **(params or {})}
+        sets = [s.strip() for s in str(p["set"]).split(";") if s.strip()]
+        cfg = load(str(p["config"]), sets)
+        self.seed, self.trace, self.reward = int(p["seed"]), bool(p["trace"]), str(p["reward"])
+        self.probe = self.table(cfg)
+        self.cc = self.probe.cc
+        self.deals = int(p["deals"])
+        n = cfg.players
+        rounds = cfg.max_rounds if cfg.mode == "match" else 1
+        win = self.reward == "win"
+        info = pyspiel.GameInfo(
+            num_distinct_actions=L.NA,
+            max_chance_outcomes=self.deals,
+            num_players=n,
+            min_utility=-1.0 if win else -_POINTS_BOUND,
+            max_utility=1.0 if win else _POINTS_BOUND,
+            utility_sum=None,
+            # a turn is at most a play, a colour, a target, a pending choice and every
+            # other seat's jump-in pass; a stalemate ends a round at max_turns
+            max_game_length=1 + rounds * (cfg.max_turns + 1) * (n + 4) * 2,
+        )
+        super().__init__(GAME_TYPE, info, p)
+
+    def table(self, cfg: Any = None) -> Table:
+        """A fresh table of this game's config, stream, tracing and rewards."""
+        return Table(self.cc if cfg is None else cfg, seed=self.seed, trace=self.trace,
+                     reward=self.reward)
+
+    def new_initial_state(self) -> UnoState:
+        return UnoState(self)
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> UnoObserver:
+        if params:
+            raise ValueError(f"observation parameters are not supported: {params}")
+        if iig_obs_type is not None and iig_obs_type.perfect_recall:
+            raise ValueError("python_unosim provides no perfect-recall information state")
+        return UnoObserver(self)
+
+
+class UnoState(pyspiel.State):
+    """A game in progress: before the deal (a chance node), then the table's decisions."""
+
+    def __init__(self, game: UnoGame) -> None:
+        super().__init__(game)
+        self.deals = game.deals
+        self.table = game.table()
+        self.dealt = False
+
+    def current_player(self) -> int:
+        if not self.dealt:
+            return int(pyspiel.PlayerId.CHANCE)
+        if self.table.done:
+            return int(pyspiel.PlayerId.TERMINAL)
+        return self.table.current
+
+    def _legal_actions(self, player: int) -> list[int]:
+        return [int(a) for a in np.flatnonzero(self.table.mask(player))]
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        p = 1.0 / self.deals
+        return [(d, p) for d in range(self.deals)]
+
+    def _apply_action(self, action: int) -> None:
+        if not self.dealt:
+            self.table.reset(game=int(action))
+            self.dealt = True
+        else:
+            self.table.step(int(action))
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"deal {action}"
+        return action_name(int(action))
+
+    def is_terminal(self) -> bool:
+        return self.dealt and self.table.done
+
+    def returns(self) -> list[float]:
+        return [float(x) for x in self.table.returns]
+
+    def __str__(self) -> str:
+        if not self.dealt:
+            return "before the deal"
+        r = self.table.round
+        hands = " | ".join(" ".join(h) or "-" for h in r.hands)
+        return (f"round {r.round_index} phase {r.phase} player {self.table.current} top {r.top} "
+                f"colour {r.color} direction {r.direction} pending {r.pending} "
+                f"draw {len(r.draw_pile)} scores {r.scores} hands {hands}")
+
+
+class UnoObserver:
+    """What one player sees, as OpenSpiel's Python observer (tensor and string)."""
+
+    def __init__(self, game: UnoGame) -> None:
+        self.layout = game.probe.layout
+        self.tensor = np.zeros(self.layout.size, np.float32)
+        self.dict = {name: self.layout.section(self.tensor, name) for name in self.layout.sizes}
+
+    def set_from(self, state: UnoState, player: int) -> None:
+        if not state.dealt:
+            self.tensor.fill(0.0)
+            return
+        state.table.observe(player, out=self.tensor)
+
+    def string_from(self, state: UnoState, player: int) -> str:
+        if not state.dealt:
+            return f"p{player} before the deal"
+        r = state.table.round
+        sizes = ",".join(str(len(h)) for h in r.hands)
+        known = " ".join(" ".join(k) for k in r.known(player) if k) or "-"
+        return (f"p{player} hand {' '.join(r.hand(player)) or '-'} top {r.top} colour {r.color} "
+                f"direction {r.direction} phase {r.phase} to play {state.table.current} "
+                f"sizes {sizes} pending {r.pending} known {known} scores {r.scores}")
+
+
+pyspiel.register_game(GAME_TYPE, UnoGame)
