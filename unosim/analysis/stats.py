@@ -73,7 +73,7 @@ def _special() -> ModuleType:
 
 # From this many degrees of freedom on, t's quantile comes from its Cornish-Fisher
 # expansion around the normal one (relative error below 1e-12 at 1,000; checked
-# against scipy in tests/test_stats.py): a run's report then needs no scipy import.
+# against scipy in tests/analysis/test_stats.py): a run's report then needs no scipy import.
 T_SERIES_DF = 1000.0
 
 
