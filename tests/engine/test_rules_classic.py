@@ -22,7 +22,8 @@ from unosim.rules.config import ConfigError, load_config
 FILLER = ["B1", "B2", "B3", "B4", "B5", "B6"]
 
 
-def at(hands, discard, player=0, draw=(), color=None, direction=1, cc=None, **kw):
+def at(hands, discard, player=0, draw=(), color=None, direction=1, cc=None,  # noqa: PLR0917  a position's fields, as tests write them
+       **kw):
     """A regular turn of ``player`` in a chosen position (classic, len(hands) players)."""
     if cc is None:
         cc = cfg(f"players={len(hands)}")

@@ -15,8 +15,8 @@ DISNEY = ["disney100", "disney_wish", "encanto"]
 FILLER = ["B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8"]
 
 
-def at(edition, hands, discard, player=0, draw=FILLER, color=None, direction=1, cc=None,
-       overrides=()):
+def at(edition, hands, discard, player=0, draw=FILLER, color=None, direction=1,  # noqa: PLR0917  a position's fields, as tests write them
+       cc=None, overrides=()):
     if cc is None:
         cc = cfg(f"players={len(hands)}", *overrides, config=edition)
     return Round.from_position(cc, hands=hands, draw=list(draw), discard=list(discard),

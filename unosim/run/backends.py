@@ -159,7 +159,7 @@ def pair_moments(features: Sequence[np.ndarray | None], pairs: tuple[tuple[int, 
 
 
 def chunk_task(ccs: tuple[Any, ...], keys: tuple[str, ...], seed: int, index: int,
-               start: int, count: int, records: bool, parent: int,
+               start: int, count: int, *, records: bool, parent: int,
                pairs: tuple[tuple[int, int], ...] = (),
                plugins: tuple[dict[int, str], ...] = ()) -> ChunkResult:
     """Simulate one chunk of every config (game ``g`` of each from the same stream).
@@ -334,8 +334,8 @@ def _quiet_resource_tracker() -> None:
 
 
 @contextlib.contextmanager
-def executor(ccs: tuple[Any, ...], keys: tuple[str, ...], seed: int, records: bool, jobs: int,
-             backend: str, scheduler: str | None,
+def executor(ccs: tuple[Any, ...], keys: tuple[str, ...], seed: int, *, records: bool,
+             jobs: int, backend: str, scheduler: str | None,
              pairs: tuple[tuple[int, int], ...] = (),
              plugins: tuple[dict[int, str], ...] = ()) -> Iterator[Executor]:
     """A function mapping chunk tasks to finished chunks in completion order.
@@ -344,12 +344,12 @@ def executor(ccs: tuple[Any, ...], keys: tuple[str, ...], seed: int, records: bo
     """
     parent = os.getpid()
     args = (ccs, keys, seed)
+    task = {"records": records, "parent": parent, "pairs": pairs, "plugins": plugins}
     fg = Foreground()
 
     def local(tasks: list[Task]) -> Generator[ChunkResult, None, None]:
         for index, start, count in tasks:  # in-process: no pool to start; signals still land
-            yield fg.call(chunk_task, *args, index, start, count, records, parent, pairs,
-                          plugins)
+            yield fg.call(chunk_task, *args, index, start, count, **task)
 
     def pool(n_jobs: int, **kw: Any) -> Executor:
         def go(tasks: list[Task]) -> Generator[ChunkResult, None, None]:
@@ -359,8 +359,7 @@ def executor(ccs: tuple[Any, ...], keys: tuple[str, ...], seed: int, records: bo
                 return
             if kw.get("backend") == "loky":
                 _quiet_resource_tracker()
-            calls = (delayed(chunk_task)(*args, i, s, c, records, parent, pairs, plugins)
-                     for i, s, c in tasks)
+            calls = (delayed(chunk_task)(*args, i, s, c, **task) for i, s, c in tasks)
             n = min(n_jobs, len(tasks)) if n_jobs > 0 else n_jobs
             try:
                 yield from Parallel(n_jobs=n, batch_size=1, return_as="generator_unordered",

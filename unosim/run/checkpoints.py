@@ -259,7 +259,7 @@ def _records_table(rec: np.ndarray, cfg: GameConfig, seed: int, chunk: int) -> A
 
 
 def save_chunk(out: Path, cfg: GameConfig, seed: int, key: str, chunk: Chunk,
-               agg: dict[str, np.ndarray], rec: np.ndarray | None) -> None:
+               agg: dict[str, np.ndarray], *, rec: np.ndarray | None) -> None:
     """One finished chunk: its records shard (if any) first, then its checksummed file.
 
     The chunk file is written last, so its presence means the chunk is whole.

@@ -74,7 +74,7 @@ def rules_hash(cfg: GameConfig) -> str:
     return config_hash(cfg.model_copy(update={"games": 1, "seed": 0}))
 
 
-def make_manifest(cfg: GameConfig, key: str, seed: int, games: int, chunk_size: int,
+def make_manifest(cfg: GameConfig, key: str, seed: int, games: int, chunk_size: int, *,
                   records: bool, precision: float | None = None) -> dict[str, Any]:
     """``run.json``'s first content: everything a resume must find unchanged.
 
