@@ -17,7 +17,7 @@ import re
 import zipfile
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 
@@ -51,7 +51,7 @@ CHECKPOINT_FILES = {"chunks": re.compile(r"(chunk|pairs)-\d{6,}\.npz"),
 Chunk = tuple[int, int, int]  # index, start, count (see `chunk_plan`)
 
 
-def npz_writer(arrays: dict[str, Any]) -> Callable[[Any], None]:
+def npz_writer(arrays: dict[str, Any]) -> Callable[[BinaryIO], None]:
     """A writer of ``arrays`` as one ``.npz`` file, for `atomic_write`."""
     return lambda f: np.savez(f, **arrays)
 

@@ -45,7 +45,7 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, TypeGuard, cast
 
 import numpy as np
 
@@ -212,6 +212,14 @@ class _ProgressLines:
             self.tenth = 10
 
 
+class _Bar(Protocol):
+    """What a run needs of a progress bar (tqdm's, `_ProgressLines`, `_NoProgress`)."""
+
+    def update(self, n: int) -> object: ...
+
+    def close(self) -> None: ...
+
+
 class _NoProgress:
     def update(self, n: int) -> None:
         pass
@@ -220,7 +228,7 @@ class _NoProgress:
         pass
 
 
-def _progress_bar(enabled: bool, total: int | None, initial: int) -> Any:
+def _progress_bar(enabled: bool, total: int | None, initial: int) -> _Bar:
     """A tqdm bar on a terminal, `_ProgressLines` elsewhere, nothing if not ``enabled``."""
     if not enabled:
         return _NoProgress()
@@ -228,8 +236,9 @@ def _progress_bar(enabled: bool, total: int | None, initial: int) -> Any:
         return _ProgressLines(total, initial)
     from tqdm import tqdm
 
-    return tqdm(total=total, initial=initial, unit="game", unit_scale=True, file=sys.stderr,
-                dynamic_ncols=True, smoothing=0.1)
+    bar: _Bar = tqdm(total=total, initial=initial, unit="game", unit_scale=True,
+                     file=sys.stderr, dynamic_ncols=True, smoothing=0.1)
+    return bar
 
 
 def run_simulation(  # noqa: PLR0913  the run options, each by keyword, until issue 21's options value
@@ -684,11 +693,12 @@ class _Remaining:
         return (c for c in self.plan if c[0] not in self.done)
 
 
-def _whole(value: Any) -> bool:
+def _whole(value: object) -> TypeGuard[int]:
+    """A whole number: an int or a numpy integer, never a bool."""
     return not isinstance(value, bool) and isinstance(value, numbers.Integral)
 
 
-def check_games(games: Any, name: str = "games") -> None:
+def check_games(games: object, name: str = "games") -> None:
     """Refuse a game count (or cap) outside the limits the CLI's options enforce.
 
     Game indices and seeds are 64-bit integers in the kernel's random streams
@@ -700,21 +710,21 @@ def check_games(games: Any, name: str = "games") -> None:
                              f"got {_short(games)}")
 
 
-def check_seed(seed: Any) -> None:
+def check_seed(seed: object) -> None:
     """Refuse a seed outside the CLI's limits (see `check_games`)."""
     if not _whole(seed) or not 0 <= seed <= MAX_SEED:
         raise BadOptionError(f"seed must be a whole number from 0 to {MAX_SEED:,}, "
                              f"got {_short(seed)}")
 
 
-def _short(value: Any) -> str:
+def _short(value: object) -> str:
     """``repr(value)``, cut short: a hostile value must not make a long message."""
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _check_options(games: int, seed: int, *, jobs: int | None, chunk_size: int | None,
-                   backend: str, scheduler: str | None, out: Any, records: bool,
+                   backend: str, scheduler: str | None, out: object, records: bool,
                    resume: bool, force: bool) -> None:
     check_games(games)
     check_seed(seed)
