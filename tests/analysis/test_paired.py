@@ -93,6 +93,7 @@ def _rep(seed: int, games: int = 5_000) -> PairMoments:
     return PairMoments.from_features(*feats)
 
 
+@pytest.mark.slow  # 15 s: hundreds of paired runs
 def test_paired_interval_coverage() -> None:
     """200 paired 5,000-game comparisons: their 95% intervals cover the difference
     measured at 2,000,000 games 91-99% of the time, for mean turns and for the

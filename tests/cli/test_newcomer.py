@@ -209,6 +209,7 @@ def test_completion_of_vary_keys_and_value_lists():
 
 
 # --- progress without a terminal ------------------------------------------------------
+@pytest.mark.slow  # about 9 s
 def test_progress_lines_when_stderr_is_not_a_terminal(tmp_path, monkeypatch):
     """A plug-in run (about 100 rounds/s) says how far it is on a stderr that is a file."""
     monkeypatch.chdir(Path(__file__).resolve().parents[2])  # examples/ as the README names it

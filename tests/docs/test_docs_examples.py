@@ -86,6 +86,7 @@ def _run(line: str, cwd: Path) -> None:
         (cwd / target).write_text(result.stdout)
 
 
+@pytest.mark.slow  # up to 10 s a page: every documented command
 @pytest.mark.parametrize("doc", [d for d in DOCS if _commands(d)], ids=lambda d: d.name)
 def test_documented_commands_run(doc, tmp_path, monkeypatch):
     for name in ("configs", "examples"):

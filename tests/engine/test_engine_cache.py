@@ -145,6 +145,7 @@ simulate(compile_config(load_config("classic")), seed=1, start=0, count=2)
 """
 
 
+@pytest.mark.slow  # 15 s: compiles the engine in a child
 def test_classic_with_random_seats_compiles_no_optional_part(tmp_path: Path) -> None:
     """From an empty cache: the search player, the habit policies, the special wilds,
     the known-cards record and the trace writer are never compiled (no cache entry)."""

@@ -157,6 +157,7 @@ def test_what_a_seat_knows_is_always_in_the_hand(config, overrides, players):
     assert learned > 100
 
 
+@pytest.mark.slow  # 15 s: many games played twice
 def test_the_record_does_not_change_play():
     """Keeping the record draws nothing: a table with it on plays the same games."""
     cc = cfg("players=4", SEVEN_O, "policy=strategic")

@@ -73,6 +73,7 @@ def test_module_name_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     assert int(agg["counts"][1]) == 3
 
 
+@pytest.mark.slow  # up to 19 s a case: games in Python
 @pytest.mark.parametrize("name,over", [("classic", []), ("chaos", []),
                                        ("classic", ["mode=match", "target=200"])])
 def test_no_plugins_equals_the_compiled_batch(name: str, over: list[str]) -> None:
@@ -481,6 +482,7 @@ def test_sys_exit_in_plugin_is_an_error_on_the_threads_backend(tmp_path: Path) -
                      chunk_size=10, progress=False)
 
 
+@pytest.mark.slow  # starts a process pool
 def test_plugin_error_crosses_the_process_backend(tmp_path: Path) -> None:
     from unosim.run.runner import run_lockstep
 

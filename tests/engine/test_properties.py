@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rules_helpers import all_cards, cfg, hand_pts
@@ -70,6 +71,7 @@ def _deck(cc) -> Counter[str]:
     return Counter({token(k): int(n) for k, n in enumerate(cc.deck_counts) if n})
 
 
+@pytest.mark.slow  # up to 19 s: whole rounds on many random configs
 @SETTINGS
 @given(configs(), st.integers(0, 2**31 - 1))
 def test_played_round_conserves_cards_counts_turns_and_scores(case, seed):

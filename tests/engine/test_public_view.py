@@ -79,6 +79,7 @@ def _check_rounds(cc: L.CompiledConfig, games: range, gen: np.random.Generator) 
     return seen
 
 
+@pytest.mark.slow  # about 9 s a case
 @pytest.mark.parametrize(("edition", "overrides", "players"), CASES)
 def test_decisions_ignore_hidden_cards(edition: str, overrides: list[str], players: int) -> None:
     gen = np.random.default_rng(players)
@@ -90,6 +91,7 @@ def test_decisions_ignore_hidden_cards(edition: str, overrides: list[str], playe
         assert seen[(code, L.PH_TURN)] > 0
 
 
+@pytest.mark.slow  # 9 s
 def test_every_kind_of_decision_was_checked() -> None:
     """The mixed tables above reach every phase, challenges included."""
     gen = np.random.default_rng(0)

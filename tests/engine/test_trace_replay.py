@@ -40,6 +40,7 @@ def test_classic_rounds_replay(players: int) -> None:
     assert _check("configs/classic.yaml", [f"players={players}"], range(225)) == 225
 
 
+@pytest.mark.slow  # 8-18 s an edition
 @pytest.mark.parametrize("config", ["classic", "disney100", "disney_wish", "encanto",
                                     "classic_1992"])
 def test_every_edition_replays(config: str) -> None:

@@ -20,6 +20,8 @@ from hostile.harness import cli, error_line
 from unosim.cli import main
 from unosim.rules.errors import ConfigError
 
+pytestmark = pytest.mark.slow  # the battery's second pass: CLI runs on fifos, devices, edited plug-ins
+
 ROOT = Path(__file__).resolve().parents[2]
 TRACE = ROOT / "examples" / "traces" / "seven_o_seed12.jsonl"
 WAIT = 240.0  # seconds a reader may wait on a machine shared by eight

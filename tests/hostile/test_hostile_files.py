@@ -34,6 +34,8 @@ from unosim.rules.config import ConfigError, load_config
 from unosim.run import BadOptionError, OutDirError
 from unosim.run.chunks import chunk_plan, growing_plan
 
+pytestmark = pytest.mark.slow  # studies run, interrupted and resumed through the CLI
+
 STUDY_OPTS = ("--games", "300", "-q", "--jobs", "1")
 # One study of each kind, and another of the same kind to resume in its folder.
 STUDIES = {

@@ -21,6 +21,8 @@ import pytest
 
 from hostile.harness import TIMEOUT, Result, cli, expect_error, expect_ok, expect_sane, snapshot
 
+pytestmark = pytest.mark.slow  # each case runs the real CLI, dask included
+
 WORKERS = 4
 RUN = ("-q", "--no-report", "--games", "60", "--chunk-size", "10")
 HAS_DASK = importlib.util.find_spec("distributed") is not None

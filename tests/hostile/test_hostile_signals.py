@@ -36,6 +36,8 @@ from hostile.harness import (
 )
 from unosim.cli import main
 
+pytestmark = pytest.mark.slow  # CLI children signalled mid-run
+
 ROOT = Path(__file__).resolve().parents[2]
 SEARCH = "{policy: ismcts, params: {iterations: 10000}}"
 SEARCH_SEATS = "seats=[" + ", ".join([SEARCH] * 4) + "]"  # seconds per decision

@@ -206,6 +206,7 @@ def test_precision_sizes_the_run_from_a_pilot():
     assert ls.leagues[0].games == 1000
 
 
+@pytest.mark.slow  # every backend, dask included
 def test_a_league_with_ismcts_is_the_same_on_every_backend(tmp_path):
     """The search draws from its own stream and counts iterations, not seconds: the
     same league, game for game, in one process, in two worker processes and in threads."""

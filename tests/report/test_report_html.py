@@ -122,6 +122,7 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return found
 
 
+@pytest.mark.slow  # about 8 s a page
 @pytest.mark.parametrize("kind", ["report-classic", "report-match", "compare", "sweep"])
 def test_page_is_self_contained_html_without_markdown(pages, kind):
     path = pages[kind]

@@ -143,6 +143,7 @@ def _rows(result: dict[str, Any], metric: str) -> dict[str, dict[str, Any]]:
     return {r["label"]: r for r in result["table"] if r["metric"] == metric}
 
 
+@pytest.mark.slow  # about 8 s
 def test_compare_names_exactly_the_tests_that_made_its_numbers(compare_run):
     out, result, _ = compare_run
     page = Page((out / "compare.html").read_text())

@@ -42,6 +42,7 @@ def _agg(name: str, games: int, seed: int = 1, sets: tuple[str, ...] = ()) -> tu
 # --------------------------------------------------------------------------- #
 
 
+@pytest.mark.slow  # about 8 s a case
 @pytest.mark.parametrize("name,games,sets", [
     ("classic", 3000, ()),
     ("match", 150, ()),
@@ -141,6 +142,7 @@ def _yaml(tmp_path: Path, name: str, seed: int) -> str:
     return str(p)
 
 
+@pytest.mark.slow  # about 8 s
 def test_compare_identical_configs_different_seeds_not_decided(tmp_path):
     a, b = _yaml(tmp_path, "same_a", 1), _yaml(tmp_path, "same_b", 2)
     out = tmp_path / "cmp"

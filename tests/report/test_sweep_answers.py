@@ -103,6 +103,7 @@ def test_bad_baseline_is_one_line_before_anything_runs(tmp_path: Path):
 # --- effects, decisions, table --------------------------------------------------------
 
 
+@pytest.mark.slow  # about 9 s
 def test_each_cell_is_paired_with_its_baseline_cell(jump_in: sw.Sweep):
     assert [g.cells for g in jump_in.groups] == [[0, 1], [2, 3]]
     for g in jump_in.groups:

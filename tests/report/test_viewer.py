@@ -103,6 +103,7 @@ def test_seven_o_swaps_are_shown_as_they_happen() -> None:
     assert tables[i].hands != tables[i - 1].hands
 
 
+@pytest.mark.slow  # up to a minute on a loaded machine
 @pytest.mark.parametrize(("config", "sets"), [("classic", []), ("match", ["target=150"])])
 def test_a_truncated_trace_shows_what_there_is(config: str, sets: list[str]) -> None:
     events = _trace(config, sets, 1)
@@ -406,6 +407,7 @@ def test_a_plug_in_run_s_report_says_why_it_has_no_examples(tmp_path: Path) -> N
     assert not list(out.glob("example-*"))
 
 
+@pytest.mark.slow  # a compare and a sweep run
 @pytest.mark.parametrize("kind", ["compare", "sweep"])
 def test_compare_and_sweep_link_the_same_game_under_each_rule_set(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> None:

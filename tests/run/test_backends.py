@@ -54,6 +54,7 @@ def _http_server() -> Iterator[str]:
         thread.join()
 
 
+@pytest.mark.slow  # waits for the handshake's timeout
 def test_dask_scheduler_not_dask_times_out(tmp_path: Path) -> None:
     """An address that answers but is no dask scheduler: the handshake is bounded too."""
     with _http_server() as address:
@@ -63,6 +64,7 @@ def test_dask_scheduler_not_dask_times_out(tmp_path: Path) -> None:
     assert not (tmp_path / "D").exists()
 
 
+@pytest.mark.slow  # waits for the handshake's timeout
 def test_dask_scheduler_silent_times_out(tmp_path: Path, monkeypatch) -> None:
     """A server that accepts the connection and never answers: the handshake's timeout."""
     import unosim.run.backends as backends
@@ -80,6 +82,7 @@ def test_dask_scheduler_silent_times_out(tmp_path: Path, monkeypatch) -> None:
     assert not (tmp_path / "never").exists()
 
 
+@pytest.mark.slow  # starts a dask scheduler
 def test_dask_real_scheduler_passes_the_handshake() -> None:
     """The probe must not refuse a real scheduler: same aggregates as in process."""
     from dask.distributed import LocalCluster
@@ -95,6 +98,7 @@ def test_dask_real_scheduler_passes_the_handshake() -> None:
         assert np.array_equal(v, remote.aggregates[k]), k
 
 
+@pytest.mark.slow  # starts a local dask cluster
 def test_dask_local_cluster_keeps_ctrl_c_and_is_quiet_about_port_8787() -> None:
     """One chunk runs in this process (joblib does not ship a lone task): it must not
     leave Ctrl-C ignored here. Another cluster on the dashboard's port is no warning."""

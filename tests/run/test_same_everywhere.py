@@ -19,6 +19,8 @@ import numpy as np
 import pytest
 from test_golden import GOLDEN, ROOT, cases
 
+pytestmark = pytest.mark.slow  # one child per OpenBLAS kernel runs every golden case
+
 # kernel -> CPU flags it needs (a forced kernel the CPU lacks would not run)
 KERNELS = {"Haswell": {"avx2", "fma"},
            "SkylakeX": {"avx512f", "avx512dq", "avx512bw", "avx512vl", "avx512cd"},
