@@ -121,6 +121,7 @@ def test_trace_and_yaml_give_the_same_candidates(tmp_path: Path) -> None:
     assert sorted(x["action"] for x in from_yaml) == sorted(x["action"] for x in from_trace)
 
 
+@pytest.mark.slow  # 10-23 s a case: every play of a trace rebuilt
 @pytest.mark.parametrize(("config", "overrides"), [
     ("classic", ["house_rules.stacking.draw_two_on_draw_two=true", "house_rules.jump_in=true",
                  "house_rules.seven_o=true"]),

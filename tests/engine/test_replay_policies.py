@@ -44,6 +44,7 @@ def _check(config: str, overrides: list[str], seeds: range) -> int:
     return rounds
 
 
+@pytest.mark.slow  # 7-13 s an edition
 @pytest.mark.parametrize("config", ["classic", "disney100", "disney_wish", "encanto",
                                     "classic_1992"])
 def test_every_edition_with_mixed_policies(config: str) -> None:

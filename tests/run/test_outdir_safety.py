@@ -368,6 +368,7 @@ def _results(files: dict[str, bytes]) -> dict[str, bytes]:
     return {k: v for k, v in files.items() if not k.endswith("run.json")}
 
 
+@pytest.mark.slow  # two runs and reports, 10-17 s
 def test_report_write_failure_keeps_the_old_report(tmp_path):
     """A file-size limit hit while writing report.html: one line, the old report whole."""
     d = tmp_path / "D"
@@ -383,6 +384,7 @@ def test_report_write_failure_keeps_the_old_report(tmp_path):
     assert _results(tree(d)) == _results(old)  # the old report and its pages whole
 
 
+@pytest.mark.slow  # a study run, 10-17 s
 def test_study_write_failure_leaves_no_truncated_file(tmp_path):
     out = tmp_path / "c"
     args = ["compare", "classic", "stacking", *RUN, "--out", str(out)]

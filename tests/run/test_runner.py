@@ -223,6 +223,7 @@ def _need_distributed() -> None:
         pytest.fail("dask.distributed is not installed: pip install -e '.[dask]'")
 
 
+@pytest.mark.slow  # starts a local dask cluster
 def test_dask_local_cluster_matches_loky(cfg, reference, reference_json, tmp_path):
     """The same chunks on a dask LocalCluster give the same bytes."""
     _need_distributed()
