@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test lint typecheck bench reports clean
+.PHONY: setup demo test lint typecheck bench reports tree clean
 
 # Installs the package and its tools, then compiles the engine once so the
 # first real run does not wait for numba.
@@ -39,6 +39,10 @@ bench: $(STAMP)
 
 reports: $(STAMP)
 	$(BIN)/python scripts/studies.py
+
+# The package tree with line counts per folder, and the largest module.
+tree:
+	$(PY) scripts/tree.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache

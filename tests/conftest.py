@@ -57,10 +57,16 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 _WARM_CPU = pytest.StashKey[float]()
 
 
+# Fixtures that make a test `slow` wherever it is: a hostile battery runs dozens of CLI
+# children, a browser starts headless Chromium.
+SLOW_FIXTURES = frozenset({"battery", "browser"})
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The tests of a hostile battery (any module using a ``battery`` fixture) are `slow`."""
+    """Tests using a fixture of ``SLOW_FIXTURES`` are `slow` (the rest are marked in
+    their modules: docs/architecture.md, "Tests")."""
     for item in items:
-        if "battery" in getattr(item, "fixturenames", ()):
+        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
 
 

@@ -50,7 +50,7 @@ def deck_for(hands: Sequence[Sequence[str]], rest: Sequence[str] = (), dealer: i
     return deck + list(rest)
 
 
-def _line(e: dict[str, Any]) -> str:
+def _line(e: dict[str, Any]) -> str:  # noqa: C901, PLR0912  one branch per event kind
     k = e["e"]
     if k == "turn":
         return f"turn {e['p']} {e['color']} {e['top']}"

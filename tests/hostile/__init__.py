@@ -1,4 +1,4 @@
-"""Helpers of the hostile-input battery (tests/test_hostile_inputs.py)."""
+"""Helpers of the hostile-input battery (tests/hostile/test_hostile_inputs.py)."""
 
 import pytest
 

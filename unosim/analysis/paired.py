@@ -91,16 +91,16 @@ class PairedDiff(Diff):
 
 
 def _paired(diff: float, low: float, high: float, p: float, test: str, *, se: float,
-            se_u: float, corr: float, n: int, base: float,
-            identical: bool = False) -> PairedDiff:
+            se_u: float, corr: float, n: int, base: float) -> PairedDiff:
     return PairedDiff(diff, low, high, p, test, diff / base if base else NAN, NAN, se, se_u,
-                      corr, n, base, identical)
+                      corr, n, base)
 
 
 def identical_diff(n: int, base: float) -> PairedDiff:
     """The difference between rule sets that played all ``n`` games identically."""
-    return _paired(0.0, 0.0, 0.0, NAN, "identical game for game", se=0.0, se_u=0.0, corr=1.0,
-                   n=n, base=base, identical=True)
+    return replace(
+        _paired(0.0, 0.0, 0.0, NAN, "identical game for game", se=0.0, se_u=0.0, corr=1.0,
+                n=n, base=base), identical=True)
 
 
 @dataclass(frozen=True)

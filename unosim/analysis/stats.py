@@ -73,7 +73,7 @@ def _special() -> ModuleType:
 
 # From this many degrees of freedom on, t's quantile comes from its Cornish-Fisher
 # expansion around the normal one (relative error below 1e-12 at 1,000; checked
-# against scipy in tests/test_stats.py): a run's report then needs no scipy import.
+# against scipy in tests/analysis/test_stats.py): a run's report then needs no scipy import.
 T_SERIES_DF = 1000.0
 
 
@@ -476,11 +476,11 @@ def diff_of_means_hist(h1: ArrayLike, h2: ArrayLike, conf: float = 0.95) -> Mean
         return MeanDiff(m1, m2, d, NAN, NAN, rel, NAN, conf)
     se1 = sqrt_ratio(n1 * b1 - a1 * a1, n1 * n1 * (n1 - 1))
     se2 = sqrt_ratio(n2 * b2 - a2 * a2, n2 * n2 * (n2 - 1))
-    _, low, high, p_value = welch_diff(m1, se1, n1 - 1, m2, se2, n2 - 1, conf, diff=d)
+    _, low, high, p_value = welch_diff(m1, se1, n1 - 1, m2, se2, n2 - 1, conf=conf, diff=d)
     return MeanDiff(m1, m2, d, low, high, rel, p_value, conf)
 
 
-def welch_diff(m1: float, se1: float, df1: float, m2: float, se2: float, df2: float,
+def welch_diff(m1: float, se1: float, df1: float, m2: float, se2: float, df2: float, *,
                conf: float = 0.95, diff: float | None = None
                ) -> tuple[float, float, float, float]:
     """Welch difference ``m2 - m1``: (diff, low, high, p) from two means'

@@ -48,7 +48,7 @@ class UnoEnv(gym.Env):
     metadata = {"render_modes": ["ansi"]}
 
     def __init__(self, config: str | GameConfig = "two_player", overrides: Sequence[str] = (),
-                 opponents: Sequence[Any] | None = None, seat: int = 0, reward: str = "win",
+                 *, opponents: Sequence[Any] | None = None, seat: int = 0, reward: str = "win",
                  trace: bool = False, render_mode: str | None = None) -> None:
         cfg = load(config, overrides)
         n = cfg.players

@@ -190,7 +190,7 @@ class UnoVectorEnv(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int, config: str | GameConfig = "two_player",
-                 overrides: Sequence[str] = (), opponents: Sequence[str] | None = None,
+                 overrides: Sequence[str] = (), *, opponents: Sequence[str] | None = None,
                  seat: int = 0, reward: str = "win", copy: bool = True, **_: Any) -> None:
         cfg = load(config, overrides)
         n = cfg.players

@@ -376,7 +376,7 @@ def resolve_config_path(path: str | os.PathLike[str]) -> Path:
                       + ("" if hint else " (unosim configs lists the built-in ones)"))
 
 
-def did_you_mean(text: Any, known: Sequence[str]) -> str:
+def did_you_mean(text: object, known: Sequence[str]) -> str:
     """`` (did you mean 'x'?)`` when ``text`` is a near miss of one of ``known``, else ''.
 
     >>> did_you_mean("clasic", ["classic", "stacking"]), did_you_mean("zzz", ["classic"])

@@ -17,12 +17,15 @@ import threading
 import warnings
 from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import numpy as np
 
 from unosim.engine.batch import NGF, simulate
 from unosim.run.errors import BackendError, RunError
+
+if TYPE_CHECKING:
+    from unosim.engine.state import KernelArrays, State
 
 __all__ = ["BACKENDS", "DASK_CONNECT_TIMEOUT", "ChunkResult", "Executor", "Foreground", "Task",
            "chunk_task", "executor", "foreground", "pair_moments"]
@@ -75,26 +78,26 @@ class Foreground:
                                             name="unosim-foreground", daemon=True)
             self._thread.start()
         done = threading.Event()
-        box: list[tuple[bool, Any]] = []
-        self._jobs.put((fn, args, kwargs, done, box))
+        box: list[R] = []
+        failed: list[BaseException] = []
+        self._jobs.put((fn, args, kwargs, done, box, failed))
         while not done.wait(_POLL):
             pass
-        ok, value = box.pop()
-        if not ok:
-            raise value
-        return value
+        if failed:
+            raise failed.pop()
+        return box.pop()
 
     @staticmethod
     def _serve(jobs: queue.SimpleQueue[Any]) -> None:
         while (job := jobs.get()) is not None:
-            fn, args, kwargs, done, box = job
+            fn, args, kwargs, done, box, failed = job
             try:
-                box.append((True, fn(*args, **kwargs)))
+                box.append(fn(*args, **kwargs))
             except BaseException as exc:  # the caller re-raises it
-                box.append((False, exc))
+                failed.append(exc)
             finally:
                 done.set()
-            del job, fn, args, kwargs, done, box  # an abandoned result is not kept alive
+            del job, fn, args, kwargs, done, box, failed  # an abandoned result is not kept alive
 
     def close(self) -> None:
         """Let the thread end once its current call (if abandoned, still running) returns."""
@@ -117,7 +120,7 @@ class _WorkerState(threading.local):
     """Per thread: the kernel releases the GIL, so threads of one process (the
     threads backend, a multi-threaded dask worker) must never share state."""
 
-    states: dict[str, Any]
+    states: dict[str, State]
     quiet: bool = False
 
     def __init__(self) -> None:
@@ -128,7 +131,7 @@ _WORKER = _WorkerState()
 _MAX_STATES = 64  # configs whose state arrays a worker keeps (a sweep's cells)
 
 
-def _state(cc: Any, key: str) -> Any:
+def _state(cc: KernelArrays, key: str) -> State:
     """The worker's state arrays for config ``key`` (kept across chunks)."""
     states = _WORKER.states
     if key not in states:
@@ -159,7 +162,7 @@ def pair_moments(features: Sequence[np.ndarray | None], pairs: tuple[tuple[int, 
 
 
 def chunk_task(ccs: tuple[Any, ...], keys: tuple[str, ...], seed: int, index: int,
-               start: int, count: int, records: bool, parent: int,
+               start: int, count: int, *, records: bool, parent: int,
                pairs: tuple[tuple[int, int], ...] = (),
                plugins: tuple[dict[int, str], ...] = ()) -> ChunkResult:
     """Simulate one chunk of every config (game ``g`` of each from the same stream).
@@ -334,8 +337,8 @@ def _quiet_resource_tracker() -> None:
 
 
 @contextlib.contextmanager
-def executor(ccs: tuple[Any, ...], keys: tuple[str, ...], seed: int, records: bool, jobs: int,
-             backend: str, scheduler: str | None,
+def executor(ccs: tuple[Any, ...], keys: tuple[str, ...], seed: int, *, records: bool,
+             jobs: int, backend: str, scheduler: str | None,
              pairs: tuple[tuple[int, int], ...] = (),
              plugins: tuple[dict[int, str], ...] = ()) -> Iterator[Executor]:
     """A function mapping chunk tasks to finished chunks in completion order.
@@ -344,14 +347,14 @@ def executor(ccs: tuple[Any, ...], keys: tuple[str, ...], seed: int, records: bo
     """
     parent = os.getpid()
     args = (ccs, keys, seed)
+    task = {"records": records, "parent": parent, "pairs": pairs, "plugins": plugins}
     fg = Foreground()
 
     def local(tasks: list[Task]) -> Generator[ChunkResult, None, None]:
         for index, start, count in tasks:  # in-process: no pool to start; signals still land
-            yield fg.call(chunk_task, *args, index, start, count, records, parent, pairs,
-                          plugins)
+            yield fg.call(chunk_task, *args, index, start, count, **task)
 
-    def pool(n_jobs: int, **kw: Any) -> Executor:
+    def pool(n_jobs: int, **kw: str) -> Executor:
         def go(tasks: list[Task]) -> Generator[ChunkResult, None, None]:
             from joblib import Parallel, delayed
 
@@ -359,8 +362,7 @@ def executor(ccs: tuple[Any, ...], keys: tuple[str, ...], seed: int, records: bo
                 return
             if kw.get("backend") == "loky":
                 _quiet_resource_tracker()
-            calls = (delayed(chunk_task)(*args, i, s, c, records, parent, pairs, plugins)
-                     for i, s, c in tasks)
+            calls = (delayed(chunk_task)(*args, i, s, c, **task) for i, s, c in tasks)
             n = min(n_jobs, len(tasks)) if n_jobs > 0 else n_jobs
             try:
                 yield from Parallel(n_jobs=n, batch_size=1, return_as="generator_unordered",

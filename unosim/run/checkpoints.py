@@ -17,7 +17,7 @@ import re
 import zipfile
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 
@@ -51,7 +51,7 @@ CHECKPOINT_FILES = {"chunks": re.compile(r"(chunk|pairs)-\d{6,}\.npz"),
 Chunk = tuple[int, int, int]  # index, start, count (see `chunk_plan`)
 
 
-def npz_writer(arrays: dict[str, Any]) -> Callable[[Any], None]:
+def npz_writer(arrays: dict[str, Any]) -> Callable[[BinaryIO], None]:
     """A writer of ``arrays`` as one ``.npz`` file, for `atomic_write`."""
     return lambda f: np.savez(f, **arrays)
 
@@ -259,7 +259,7 @@ def _records_table(rec: np.ndarray, cfg: GameConfig, seed: int, chunk: int) -> A
 
 
 def save_chunk(out: Path, cfg: GameConfig, seed: int, key: str, chunk: Chunk,
-               agg: dict[str, np.ndarray], rec: np.ndarray | None) -> None:
+               agg: dict[str, np.ndarray], *, rec: np.ndarray | None) -> None:
     """One finished chunk: its records shard (if any) first, then its checksummed file.
 
     The chunk file is written last, so its presence means the chunk is whole.

@@ -16,11 +16,11 @@ import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import BinaryIO
 
 __all__ = ["atomic_write", "write_json", "write_output", "write_text"]
 
-def atomic_write(path: str | os.PathLike[str], write: Callable[[Any], None]) -> None:
+def atomic_write(path: str | os.PathLike[str], write: Callable[[BinaryIO], object]) -> None:
     """Call ``write`` on a binary temp file next to ``path``, then rename it to ``path``.
 
     A failed write (full disk, file-size limit) removes the temp file, leaves
@@ -54,7 +54,7 @@ def write_text(path: str | os.PathLike[str], text: str) -> None:
     atomic_write(path, lambda f: f.write(data))
 
 
-def write_json(path: str | os.PathLike[str], data: Any) -> None:
+def write_json(path: str | os.PathLike[str], data: object) -> None:
     """``data`` as indented JSON, written atomically."""
     write_text(path, json.dumps(data, indent=2) + "\n")
 

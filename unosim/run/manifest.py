@@ -74,7 +74,7 @@ def rules_hash(cfg: GameConfig) -> str:
     return config_hash(cfg.model_copy(update={"games": 1, "seed": 0}))
 
 
-def make_manifest(cfg: GameConfig, key: str, seed: int, games: int, chunk_size: int,
+def make_manifest(cfg: GameConfig, key: str, seed: int, games: int, chunk_size: int, *,
                   records: bool, precision: float | None = None) -> dict[str, Any]:
     """``run.json``'s first content: everything a resume must find unchanged.
 
@@ -103,13 +103,13 @@ def why_changed(old: dict[str, Any], new: dict[str, Any]) -> str:
     return "config changed"
 
 
-def _plain_name(name: Any) -> bool:
+def _plain_name(name: object) -> bool:
     """A file name directly inside the run dir (never a path, never the lock)."""
     return (isinstance(name, str) and name not in ("", ".", "..") and "/" not in name
             and "\0" not in name and not is_lock_file(name))
 
 
-def _problem(data: Any) -> str | None:
+def _problem(data: object) -> str | None:
     """What makes ``data`` no manifest of this unosim, or None."""
     if not isinstance(data, dict):
         return "not a JSON object"
@@ -264,7 +264,7 @@ def prepare_out(out: Path, manifest: dict[str, Any], old: dict[str, Any] | None,
 
 
 def save_results(out: Path, total: dict[str, np.ndarray], manifest: dict[str, Any],
-                 **finished: Any) -> None:
+                 **finished: object) -> None:
     """The merged ``aggregates.npz``, then ``run.json`` marked complete with ``finished``
     and the digests of the aggregates (so a run dir read back is checked whole)."""
     try:

@@ -45,7 +45,7 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, TypeGuard, cast
 
 import numpy as np
 
@@ -212,6 +212,14 @@ class _ProgressLines:
             self.tenth = 10
 
 
+class _Bar(Protocol):
+    """What a run needs of a progress bar (tqdm's, `_ProgressLines`, `_NoProgress`)."""
+
+    def update(self, n: int) -> object: ...
+
+    def close(self) -> None: ...
+
+
 class _NoProgress:
     def update(self, n: int) -> None:
         pass
@@ -220,7 +228,7 @@ class _NoProgress:
         pass
 
 
-def _progress_bar(enabled: bool, total: int | None, initial: int) -> Any:
+def _progress_bar(enabled: bool, total: int | None, initial: int) -> _Bar:
     """A tqdm bar on a terminal, `_ProgressLines` elsewhere, nothing if not ``enabled``."""
     if not enabled:
         return _NoProgress()
@@ -228,11 +236,12 @@ def _progress_bar(enabled: bool, total: int | None, initial: int) -> Any:
         return _ProgressLines(total, initial)
     from tqdm import tqdm
 
-    return tqdm(total=total, initial=initial, unit="game", unit_scale=True, file=sys.stderr,
-                dynamic_ncols=True, smoothing=0.1)
+    bar: _Bar = tqdm(total=total, initial=initial, unit="game", unit_scale=True,
+                     file=sys.stderr, dynamic_ncols=True, smoothing=0.1)
+    return bar
 
 
-def run_simulation(
+def run_simulation(  # noqa: PLR0913  the run options, each by keyword, until issue 21's options value
     cfg: GameConfig,
     *,
     games: int,
@@ -276,7 +285,7 @@ def run_simulation(
                         stop=stop).runs[0]
 
 
-def run_lockstep(
+def run_lockstep(  # noqa: PLR0913  the run options, each by keyword, until issue 21's options value
     cfgs: Sequence[GameConfig],
     *,
     games: int,
@@ -312,17 +321,11 @@ def run_lockstep(
         if on_warning is not None:
             on_warning(msg)
 
-    if outs is not None and any(isinstance(o, str) and not o for o in outs):
-        raise BadOptionError("the out dir must not be empty (--out '')")
-    out_dirs = [Path(o) for o in outs] if outs is not None else None
-    if out_dirs is not None and len(out_dirs) != len(cfgs):
-        raise BadOptionError("one out dir per config is needed")
-    _check_options(games, seed, jobs, chunk_size, backend, scheduler,
-                   out_dirs[0] if out_dirs else None, records, resume, force)
-    if stop is not None and not (math.isfinite(stop.target) and stop.target > 0):
-        raise BadOptionError(f"precision must be a positive number, got {stop.target!r}")
-    if pair_out is not None and out_dirs is None:
-        raise BadOptionError("paired checkpoints need the configs' out dirs")
+    out_dirs = _out_dirs(outs, len(cfgs))
+    _check_options(games, seed, jobs=jobs, chunk_size=chunk_size, backend=backend,
+                   scheduler=scheduler, out=out_dirs[0] if out_dirs else None,
+                   records=records, resume=resume, force=force)
+    _check_stop_and_pairs(stop, pair_out is not None, out_dirs is not None)
     games, seed = int(games), int(seed)
     pairs = tuple((int(a), int(b)) for a, b in pairs)
     import joblib
@@ -336,13 +339,7 @@ def run_lockstep(
         small = games * len(cfgs) <= SMALL_RUN and stop is None
         jobs = 1 if small and backend != "dask" else joblib.cpu_count()
     precision = stop.target if stop is not None else None
-    if stop is not None:
-        chunk_size = chunk_size or MIN_CHUNK
-        plan = growing_plan(games, chunk_size)
-    else:
-        chunk_size = (chunk_size or _extended_chunk_size(out_dirs, resume)
-                      or default_chunk_size(games * len(cfgs), slow=_slow(cfgs)))
-        plan = chunk_plan(games, chunk_size)
+    chunk_size, plan = _chunking(cfgs, games, chunk_size, stop, out_dirs, resume)
     plugins = tuple(plugin_seats(c.seat_policies) for c in cfgs)
     if records and any(plugins):
         raise BadOptionError("--records is not available with plug-in seats")
@@ -364,8 +361,9 @@ def run_lockstep(
                 held.enter_context(lock_out_dir(d, warn))
             olds = [check_out(d, m, resume, force, warn)
                     for d, m in zip(out_dirs, manifests, strict=True)]
-        execute = held.enter_context(executor(ccs, keys, seed, records, jobs, backend,
-                                              scheduler, pairs, plugins))
+        execute = held.enter_context(executor(ccs, keys, seed, records=records, jobs=jobs,
+                                              backend=backend, scheduler=scheduler,
+                                              pairs=pairs, plugins=plugins))
         if out_dirs is not None:
             manifests = tuple(prepare_out(d, m, o, wipe=force)
                               for d, m, o in zip(out_dirs, manifests, olds, strict=True))
@@ -400,11 +398,46 @@ def check_run_dir(cfg: GameConfig, *, games: int, seed: int, out: str | os.PathL
     A study checks every cell's run dir this way before running any, so a
     refusal comes before the first cell's minutes of work, not after.
     """
-    _check_options(games, seed, 1, chunk_size, "loky", None, out, records, resume, force)
+    _check_options(games, seed, jobs=1, chunk_size=chunk_size, backend="loky", scheduler=None,
+                   out=out, records=records, resume=resume, force=force)
     size = chunk_size or (MIN_CHUNK if precision is not None
                           else default_chunk_size(int(games), slow=_slow([cfg])))
     _, manifest = _manifest(cfg, int(games), int(seed), size, records, precision)
     check_out(Path(out), manifest, resume, force, lambda _msg: None)
+
+
+def _out_dirs(outs: Sequence[str | os.PathLike[str]] | None, n: int) -> list[Path] | None:
+    """``outs`` as paths, one per config, none of them an empty string (not ".")."""
+    if outs is None:
+        return None
+    if any(isinstance(o, str) and not o for o in outs):
+        raise BadOptionError("the out dir must not be empty (--out '')")
+    if len(outs) != n:
+        raise BadOptionError("one out dir per config is needed")
+    return [Path(o) for o in outs]
+
+
+def _check_stop_and_pairs(stop: StopRule | None, pair_out: bool, outs: bool) -> None:
+    """Refuse a precision that is not a positive number, and paired checkpoints
+    without the configs' own out dirs."""
+    if stop is not None and not (math.isfinite(stop.target) and stop.target > 0):
+        raise BadOptionError(f"precision must be a positive number, got {stop.target!r}")
+    if pair_out and not outs:
+        raise BadOptionError("paired checkpoints need the configs' out dirs")
+
+
+def _chunking(cfgs: Sequence[GameConfig], games: int, chunk_size: int | None,
+              stop: StopRule | None, outs: Sequence[Path] | None,
+              resume: bool) -> tuple[int, ChunkPlan]:
+    """The chunk size and plan: chunks that grow from ``MIN_CHUNK`` when a rule may stop
+    the run early (it is checked at each boundary), else the size a resumed run used or
+    the default for this many games."""
+    if stop is not None:
+        size = chunk_size or MIN_CHUNK
+        return size, growing_plan(games, size)
+    size = (chunk_size or _extended_chunk_size(outs, resume)
+            or default_chunk_size(games * len(cfgs), slow=_slow(cfgs)))
+    return size, chunk_plan(games, size)
 
 
 def _slow(cfgs: Sequence[GameConfig]) -> bool:
@@ -442,7 +475,8 @@ def _manifest(cfg: GameConfig, games: int, seed: int, chunk_size: int, records: 
     from unosim.rules.config import config_hash
 
     key = config_hash(cfg.model_copy(update={"games": games, "seed": seed}))
-    return key, make_manifest(cfg, key, seed, games, chunk_size, records, precision)
+    return key, make_manifest(cfg, key, seed, games, chunk_size, records=records,
+                              precision=precision)
 
 
 @dataclass
@@ -538,14 +572,16 @@ class _Job:
             for i, (d, c, key, agg, rec) in enumerate(zip(self.outs, self.cfgs, self.keys,
                                                           res.aggs, res.recs, strict=True)):
                 if i not in kept:
-                    save_chunk(d, c, self.seed, key, chunk, agg, rec)
+                    save_chunk(d, c, self.seed, key, chunk, agg, rec=rec)
         if self.pair_out is not None and self.pairs and -1 not in kept:
             save_pair_chunk(self.pair_out, chunk, self.seed, self.keys,
                             [list(p) for p in self.pairs],
                             dict(zip(PAIR_KEYS, (res.pair_sums, res.pair_moments),
                                      strict=True)))
 
-    def run(self, execute: Executor, progress: bool, games: int) -> _Outcome:
+    def run(self, execute: Executor, progress: bool, games: int) -> _Outcome:  # noqa: C901
+        # (C901: reuse, save, merge and the stop rule share one try block, so that a Ctrl-C
+        # anywhere in it counts the chunks saved exactly)
         """Every chunk not reused, merged (in game order when a rule may stop the run)."""
         totals = [empty_aggregates(cc) for cc in self.ccs]
         sums = np.zeros((len(self.pairs), 2 * NGF), np.int64)
@@ -610,16 +646,7 @@ class _Job:
                     hw = self.stop.half_width(totals, sums, moments, done_games)
                     outcome = self._stopped(hw, hw <= self.stop.target, done_games, games)
         except KeyboardInterrupt:
-            inflight, written = saving
-            # interrupted while saving: the chunk counts if its files are whole (as --resume sees)
-            if inflight >= 0 and self._reuse(self.plan[inflight]) is not None:
-                written += 1
-            d = self.outs[0].parent if self.outs and len(self.outs) > 1 else (
-                self.outs[0] if self.outs else None)
-            where = (f"{len(reused) + written} of {len(self.plan)} chunks saved in {d}; "
-                     "rerun with --resume to finish"
-                     if d is not None else "nothing was saved (no out dir)")
-            raise RunInterrupted(f"interrupted: {where}") from None
+            raise self._interrupted(len(reused), *saving) from None
         finally:
             bar.close()
             with _warnings.catch_warnings():  # joblib warns about the tasks it cancels
@@ -627,6 +654,18 @@ class _Job:
                 results.close()
         return _Outcome(totals, sums, moments, done_games, used, n_run, n_reused, rounds_run,
                         outcome)
+
+    def _interrupted(self, reused: int, inflight: int, written: int) -> RunInterrupted:
+        """What a Ctrl-C leaves: how many chunks are saved, and where."""
+        # interrupted while saving: the chunk counts if its files are whole (as --resume sees)
+        if inflight >= 0 and self._reuse(self.plan[inflight]) is not None:
+            written += 1
+        d = self.outs[0].parent if self.outs and len(self.outs) > 1 else (
+            self.outs[0] if self.outs else None)
+        where = (f"{reused + written} of {len(self.plan)} chunks saved in {d}; "
+                 "rerun with --resume to finish"
+                 if d is not None else "nothing was saved (no out dir)")
+        return RunInterrupted(f"interrupted: {where}")
 
     def _stopped(self, hw: float, met: bool, used: int, cap: int) -> dict[str, Any]:
         assert self.stop is not None
@@ -654,11 +693,12 @@ class _Remaining:
         return (c for c in self.plan if c[0] not in self.done)
 
 
-def _whole(value: Any) -> bool:
+def _whole(value: object) -> TypeGuard[int]:
+    """A whole number: an int or a numpy integer, never a bool."""
     return not isinstance(value, bool) and isinstance(value, numbers.Integral)
 
 
-def check_games(games: Any, name: str = "games") -> None:
+def check_games(games: object, name: str = "games") -> None:
     """Refuse a game count (or cap) outside the limits the CLI's options enforce.
 
     Game indices and seeds are 64-bit integers in the kernel's random streams
@@ -670,21 +710,21 @@ def check_games(games: Any, name: str = "games") -> None:
                              f"got {_short(games)}")
 
 
-def check_seed(seed: Any) -> None:
+def check_seed(seed: object) -> None:
     """Refuse a seed outside the CLI's limits (see `check_games`)."""
     if not _whole(seed) or not 0 <= seed <= MAX_SEED:
         raise BadOptionError(f"seed must be a whole number from 0 to {MAX_SEED:,}, "
                              f"got {_short(seed)}")
 
 
-def _short(value: Any) -> str:
+def _short(value: object) -> str:
     """``repr(value)``, cut short: a hostile value must not make a long message."""
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _check_options(games: int, seed: int, jobs: int | None, chunk_size: int | None,
-                   backend: str, scheduler: str | None, out: Any, records: bool,
+def _check_options(games: int, seed: int, *, jobs: int | None, chunk_size: int | None,
+                   backend: str, scheduler: str | None, out: object, records: bool,
                    resume: bool, force: bool) -> None:
     check_games(games)
     check_seed(seed)

@@ -143,15 +143,17 @@ def run_league(
     stop = None
     if opts.precision is not None:
         n0 = sizes[0]
-        games, stop = _games_for(base_cfgs[0], policies, designs[n0], n0, opts.precision,
-                                 games, seed, on_stage, opts)
+        games, stop = _games_for(base_cfgs[0], policies, designs[n0], n0,
+                                 precision=opts.precision, cap=games, seed=seed,
+                                 on_stage=on_stage, opts=opts)
     leagues: list[League] = []
     for rule, base, n in zip(rules, base_cfgs, sizes, strict=True):
         root = None if out is None else Path(out) / "runs"
         if root is not None and vary is not None:
             root = root / name_slug(f"{vary.key.split('.')[-1]}-{vary.texts[len(leagues)]}")
-        lg = _one_league(rule, base, policies, names, designs[n], n, games, seed,
-                         head_to_head, root, on_stage, opts)
+        lg = _one_league(rule, base, policies, names, designs[n], n=n, games=games,
+                         seed=seed, head_to_head=head_to_head, root=root,
+                         on_stage=on_stage, opts=opts)
         lg.design = design_text(names, n, designs[n], seed)
         leagues.append(lg)
     ls = LeagueSet(leagues, vary, stop)
@@ -160,7 +162,7 @@ def run_league(
 
 
 def _games_for(base: GameConfig, policies: Sequence[Seat], rows: list[tuple[int, ...]], n: int,
-               precision: float, cap: int, seed: int, on_stage: Callable[[str], None] | None,
+               *, precision: float, cap: int, seed: int, on_stage: Callable[[str], None] | None,
                opts: StudyOptions) -> tuple[int, dict[str, Any]]:
     """The games a precision target needs, from a pilot of the league's seatings."""
     pilot = min(PILOT_GAMES, cap)
@@ -226,7 +228,7 @@ def _identical(rows: Sequence[tuple[int, ...]], runs: Sequence[Run], k: int,
 
 
 def _one_league(rule: str, base: GameConfig, policies: Sequence[Seat], names: list[str],
-                rows: list[tuple[int, ...]], n: int, games: int, seed: int, head_to_head: bool,
+                rows: list[tuple[int, ...]], *, n: int, games: int, seed: int, head_to_head: bool,
                 root: Path | None, on_stage: Callable[[str], None] | None,
                 opts: StudyOptions) -> League:
     """Run one rule set's league (+ head-to-head) in lockstep, then the vs-random stage."""
