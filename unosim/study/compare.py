@@ -141,10 +141,8 @@ def compare(
     with contextlib.ExitStack() as held:
         if out is not None:
             held.enter_context(study_dir(
-                out, study or identity(cfgs, seeds, opts, pre), resume=opts.resume,
-                force=opts.force, reuse=opts.reuse,
-                inputs=[r.out for r in pre.values() if r.out is not None],
-                warn=opts.on_warning))
+                out, study or identity(cfgs, seeds, opts, pre), opts,
+                inputs=[r.out for r in pre.values() if r.out is not None]))
         if prepare is not None:
             prepare([c for i, c in enumerate(cfgs) if i not in pre])
         cmp = run_comparison(cfgs, opts, seeds=seeds, out=out, prebuilt=pre, labels=labels)

@@ -367,8 +367,7 @@ def league(
             ident = study or identity(load_config(config, overrides), policies, opts,
                                       players=players, vary=vary, head_to_head=head_to_head,
                                       seed=seed)
-            held.enter_context(study_dir(out, ident, resume=opts.resume, force=opts.force,
-                                         reuse=opts.reuse, warn=opts.on_warning))
+            held.enter_context(study_dir(out, ident, opts))
         if prepare is not None:
             prepare(table_configs(config, policies, players=players, overrides=overrides,
                                   vary=vary, head_to_head=head_to_head))

@@ -275,18 +275,18 @@ def _study_problem(data: Any) -> str | None:
     return None
 
 
-def check_study(out: Path, identity: dict[str, Any], *, resume: bool, force: bool,
-                reuse: bool) -> dict[str, Any] | None:
+def check_study(out: Path, identity: dict[str, Any], opts: StudyOptions) -> dict[str, Any] | None:
     """Refuse a study out dir the options may not use; the identity it holds, if any.
 
     Reads only. ``out`` may be missing or empty (any study starts there), or
-    hold a study manifest (``study.json``) of the same kind: ``resume``
+    hold a study manifest (``study.json``) of the same kind: ``opts.resume``
     continues only the same study, ``reuse`` and ``force`` may run another one
     there (keeping its matching runs, or running them again). Without a
     manifest a folder that is not empty is never used, whatever the options:
     it may be the user's.
     """
     kind = identity["kind"]
+    resume, force, reuse = opts.resume, opts.force, opts.reuse
     if out.exists() and not out.is_dir():
         raise OutDirError(f"out dir {out} exists and is not a directory")
     old = read_study(out) if (out / STUDY).is_file() else None
@@ -316,24 +316,25 @@ def check_study(out: Path, identity: dict[str, Any], *, resume: bool, force: boo
 
 
 @contextlib.contextmanager
-def study_dir(out: Path, identity: dict[str, Any], *, resume: bool, force: bool, reuse: bool,
-              inputs: Iterable[Path] = (),
-              warn: Callable[[str], None] | None = None) -> Iterator[None]:
+def study_dir(out: Path, identity: dict[str, Any], opts: StudyOptions, *,
+              inputs: Iterable[Path] = ()) -> Iterator[None]:
     """Hold the lock of a study's out dir while it runs and writes its report.
 
     Refuses an out dir inside an input run dir (inputs are read-only), and one
-    that `check_study` refuses; then records ``identity`` in ``out/study.json``
-    before anything else is written, so that the folder is known as this
-    study's from its first file on.
+    that `check_study` refuses for ``opts``; then records ``identity`` in
+    ``out/study.json`` before anything else is written, so that the folder is
+    known as this study's from its first file on. ``opts.on_warning`` hears
+    a stale lock taken over and a cell ``force`` could not clear.
     """
+    warn = opts.on_warning
     runs = (out / "runs").resolve()
     for d in inputs:
         if Path(d).resolve() in (runs, *runs.parents):
             raise OutDirError(f"out dir {out} is inside the input run dir {d}, which is "
                               "read-only: use another --out")
     with lock_out_dir(out, warn):
-        old = check_study(out, identity, resume=resume, force=force, reuse=reuse)
-        if force and old is not None:
+        old = check_study(out, identity, opts)
+        if opts.force and old is not None:
             _discard_cells(out, inputs, warn)
         if old != identity:
             try:

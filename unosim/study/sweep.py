@@ -117,8 +117,7 @@ def sweep(
         if out is not None:
             ident = study or identity(load_config(config, overrides), axes, opts,
                                       baseline=baseline, seed=seed)
-            held.enter_context(study_dir(out, ident, resume=opts.resume, force=opts.force,
-                                         reuse=opts.reuse, warn=opts.on_warning))
+            held.enter_context(study_dir(out, ident, opts))
         if prepare is not None:
             prepare([c.cfg for c in cells])
         sw = run_sweep(config, axes, opts, baseline=baseline, seed=seed, out=out,
