@@ -319,25 +319,16 @@ class Result:
         folder: a folder holding other files may be the user's, and its
         report.md is never overwritten.
         """
-        from unosim.report.run_report import write_report
-        from unosim.run import OutDirError, lock_out_dir, record_outputs
-        from unosim.run.lock import is_lock_file
-        from unosim.run.manifest import MANIFEST
+        from unosim.report.runs import Run
+        from unosim.study.simulate import report_run
 
         if isinstance(path, str) and not path:
             raise ValueError("report() needs a folder name, not ''")
         target = Path(path) if path is not None else self.out
         if target is None:
             raise ValueError("this run has no out dir: give report() a folder")
-        own = self.out is not None and target.resolve() == self.out.resolve()
-        with lock_out_dir(target):
-            if not own and any(not is_lock_file(p.name) for p in target.iterdir()):
-                raise OutDirError(f"{target} is not empty: give report() a new or empty "
-                                  "folder (or none, for the run's own out dir)")
-            written = write_report(target, self.cfg, self.aggregates, self.summary)
-            if own and (target / MANIFEST).is_file():
-                record_outputs(target, written)
-        return target / "report.html"
+        return report_run(target, Run(self.cfg, self.aggregates, self.seed, self.games,
+                                      self.out, self.summary))
 
 
 def _nan(*values: float | None) -> tuple[float, ...]:

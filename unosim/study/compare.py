@@ -16,10 +16,10 @@ from typing import Any
 from unosim.analysis.paired import PairMoments
 from unosim.report.compare import write_comparison
 from unosim.report.comparison import Comparison, compare_runs, unique_labels
-from unosim.report.runs import Run, load_run
+from unosim.report.runs import Run
 from unosim.rules.config import GameConfig, load_config
-from unosim.study.options import StudyError, StudyOptions
-from unosim.study.runs import cell_dirs, run_paired, study_dir, study_identity
+from unosim.study.options import StudyOptions
+from unosim.study.runs import cell_dirs, finished_run, run_paired, study_dir, study_identity
 
 __all__ = ["compare", "identity", "inputs", "run_comparison"]
 
@@ -38,10 +38,7 @@ def inputs(args: Sequence[str], overrides: Sequence[str], seed: int | None,
     prebuilt: dict[int, Run] = {}
     for i, arg in enumerate(args):
         if Path(arg).is_dir():
-            try:
-                run = load_run(arg)
-            except ValueError as exc:  # one line: the run dir and why it is not a run
-                raise StudyError(str(exc)) from None
+            run = finished_run(arg)
             if overrides and warn is not None:
                 warn(f"--set does not apply to the finished run in {arg}")
             prebuilt[i] = run

@@ -36,11 +36,11 @@ from unosim.run import OutDirError, ResumeMismatchError, check_run_dir, lock_out
 from unosim.run.files import write_json
 from unosim.run.lock import is_lock_file
 from unosim.run.manifest import read_checked, rules_hash
-from unosim.study.options import StudyOptions
+from unosim.study.options import StudyError, StudyOptions
 
 __all__ = ["STUDY", "cell_dirs", "check_reuse", "check_study", "default_out",
-           "default_run_out", "paired_turns_half_width", "read_study", "run_config",
-           "run_paired", "study_dir", "study_identity"]
+           "default_run_out", "finished_run", "paired_turns_half_width", "read_study",
+           "run_config", "run_paired", "study_dir", "study_identity"]
 
 
 def run_config(cfg: GameConfig, opts: StudyOptions, *, games: int, seed: int,
@@ -66,6 +66,15 @@ def run_config(cfg: GameConfig, opts: StudyOptions, *, games: int, seed: int,
         res = run_simulation(cfg, games=games, seed=seed, out=out_dir, resume=opts.resume,
                              force=opts.force, **opts.runner())
         return Run(cfg, dict(res.aggregates), seed, games, out_dir, summarize_run(res))
+
+
+def finished_run(run_dir: str | Path) -> Run:
+    """The finished run in ``run_dir`` (`unosim.report.runs.load_run`); a `StudyError`
+    with its one-line reason when it is not one, so the CLI prints it as is."""
+    try:
+        return load_run(run_dir)
+    except ValueError as exc:  # one line: the run dir and why it is not a run
+        raise StudyError(str(exc)) from None
 
 
 def _reusable(cfg: GameConfig, games: int, seed: int, out: Path,
