@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from unosim.analysis.paired import PairMoments
 from unosim.report.compare import write_comparison
@@ -19,7 +18,14 @@ from unosim.report.comparison import Comparison, compare_runs, unique_labels
 from unosim.report.runs import Run
 from unosim.rules.config import GameConfig, load_config
 from unosim.study.options import StudyOptions
-from unosim.study.runs import cell_dirs, finished_run, run_paired, study_dir, study_identity
+from unosim.study.runs import (
+    Identity,
+    cell_dirs,
+    finished_run,
+    run_paired,
+    study_dir,
+    study_identity,
+)
 
 __all__ = ["compare", "identity", "inputs", "run_comparison"]
 
@@ -59,7 +65,7 @@ def _games(cfgs: Sequence[GameConfig], opts: StudyOptions,
 
 
 def identity(cfgs: Sequence[GameConfig], seeds: Sequence[int], opts: StudyOptions,
-             prebuilt: Mapping[int, Run] | None = None) -> dict[str, Any]:
+             prebuilt: Mapping[int, Run] | None = None) -> Identity:
     """The comparison's `study_identity`: its configs (an input run as itself), seeds,
     games and precision."""
     pre = dict(prebuilt or {})
@@ -126,7 +132,7 @@ def compare(
     labels: Sequence[str] | None = None,
     prepare: Callable[[list[GameConfig]], object] | None = None,
     command: str | None = None,
-    study: dict[str, Any] | None = None,
+    study: Identity | None = None,
 ) -> tuple[Comparison, list[Path]]:
     """The whole ``compare``: out dir checked and locked, runs, then the page's files.
 

@@ -41,7 +41,7 @@ from unosim.rules.config import (
     validate_config,
 )
 from unosim.study.options import StudyError, StudyOptions
-from unosim.study.runs import cell_dirs, run_paired, study_dir, study_identity
+from unosim.study.runs import Identity, cell_dirs, run_paired, study_dir, study_identity
 
 # A POLICY argument: a name, or a mapping ``{policy: NAME, params: {...}}``.
 Seat = str | Mapping[str, object]
@@ -329,7 +329,7 @@ def table_configs(config: str | Path, policies: Sequence[Seat], *, players: int 
 
 def identity(base: GameConfig, policies: Sequence[Seat], opts: StudyOptions, *,
              players: int | None = None, vary: Axis | None = None, head_to_head: bool = True,
-             seed: int | None = None) -> dict[str, Any]:
+             seed: int | None = None) -> Identity:
     """The league's `study_identity`: rules, policies, table size, axis, games, seed."""
     return study_identity("league", config=base, policies=list(policies), players=players,
                           vary=[vary] if vary else [], head_to_head=head_to_head,
@@ -351,7 +351,7 @@ def league(
     on_stage: Callable[[str], None] | None = None,
     prepare: Callable[[list[GameConfig]], object] | None = None,
     command: str | None = None,
-    study: dict[str, Any] | None = None,
+    study: Identity | None = None,
 ) -> tuple[LeagueSet, list[Path]]:
     """The whole ``league``: options checked, the out dir checked and locked, the runs,
     then the page's files (without ``out``, none: no paths).

@@ -23,7 +23,7 @@ import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -38,9 +38,13 @@ from unosim.run.lock import is_lock_file
 from unosim.run.manifest import read_checked, rules_hash
 from unosim.study.options import StudyError, StudyOptions
 
-__all__ = ["STUDY", "cell_dirs", "check_reuse", "check_study", "default_out",
+__all__ = ["STUDY", "Identity", "Json", "cell_dirs", "check_reuse", "check_study", "default_out",
            "default_run_out", "finished_run", "paired_turns_half_width", "read_study",
            "run_config", "run_paired", "study_dir", "study_identity"]
+
+# JSON data, as `json` reads and writes it; a study's identity is an object of it.
+Json: TypeAlias = None | bool | int | float | str | list["Json"] | dict[str, "Json"]
+Identity: TypeAlias = dict[str, Json]
 
 
 def run_config(cfg: GameConfig, opts: StudyOptions, *, games: int, seed: int,
@@ -194,7 +198,7 @@ STUDY_VERSION = 1
 STUDY_KINDS = ("compare", "sweep", "league")
 
 
-def study_identity(kind: str, **fields: Any) -> dict[str, Any]:
+def study_identity(kind: str, **fields: object) -> Identity:
     """What a study is, as plain JSON: its ``kind`` and the ``fields`` that decide its runs.
 
     Configs count by their rules (`unosim.run.manifest.rules_hash`: games and
@@ -214,7 +218,7 @@ def study_identity(kind: str, **fields: Any) -> dict[str, Any]:
     return {"kind": kind, **{k: _plain(v) for k, v in fields.items()}}
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> Json:
     """``value`` as JSON data that identifies it (see `study_identity`)."""
     if isinstance(value, GameConfig):
         return {"rules": rules_hash(value)}
@@ -236,7 +240,7 @@ def _plain(value: Any) -> Any:
     return f"{type(value).__name__}:{value}"  # a YAML date in a policy's params, ...
 
 
-def default_out(stem: str, identity: Any) -> Path:
+def default_out(stem: str, identity: object) -> Path:
     """The default out dir of a command: ``runs/STEM-HASH``, HASH short for ``identity``.
 
     ``identity`` is what decides the runs (a study's `study_identity`, a run's
@@ -265,14 +269,14 @@ def default_run_out(cfg: GameConfig, *, seed: int, games: int,
                                                    "games": games, "precision": precision})
 
 
-def read_study(out: Path) -> dict[str, Any]:
+def read_study(out: Path) -> Identity:
     """The validated identity in ``out/study.json``; `OutDirError` (one line) if it is none."""
-    identity: dict[str, Any] = read_checked(out / STUDY, "study manifest",
+    identity: Identity = read_checked(out / STUDY, "study manifest",
                                             _study_problem)["identity"]
     return identity
 
 
-def _study_problem(data: Any) -> str | None:
+def _study_problem(data: object) -> str | None:
     if not isinstance(data, dict):
         return "not a JSON object"
     if data.get("study_version") != STUDY_VERSION:
@@ -284,7 +288,7 @@ def _study_problem(data: Any) -> str | None:
     return None
 
 
-def check_study(out: Path, identity: dict[str, Any], opts: StudyOptions) -> dict[str, Any] | None:
+def check_study(out: Path, identity: Identity, opts: StudyOptions) -> Identity | None:
     """Refuse a study out dir the options may not use; the identity it holds, if any.
 
     Reads only. ``out`` may be missing or empty (any study starts there), or
@@ -325,7 +329,7 @@ def check_study(out: Path, identity: dict[str, Any], opts: StudyOptions) -> dict
 
 
 @contextlib.contextmanager
-def study_dir(out: Path, identity: dict[str, Any], opts: StudyOptions, *,
+def study_dir(out: Path, identity: Identity, opts: StudyOptions, *,
               inputs: Iterable[Path] = ()) -> Iterator[None]:
     """Hold the lock of a study's out dir while it runs and writes its report.
 
