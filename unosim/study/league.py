@@ -14,7 +14,6 @@ import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -163,7 +162,7 @@ def run_league(
 
 def _games_for(base: GameConfig, policies: Sequence[Seat], rows: list[tuple[int, ...]], n: int,
                *, precision: float, cap: int, seed: int, on_stage: Callable[[str], None] | None,
-               opts: StudyOptions) -> tuple[int, dict[str, Any]]:
+               opts: StudyOptions) -> tuple[int, dict[str, float | bool]]:
     """The games a precision target needs, from a pilot of the league's seatings."""
     pilot = min(PILOT_GAMES, cap)
     if on_stage:
