@@ -27,11 +27,11 @@ import json
 import math
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypedDict, TypeVar, Unpack
 
 import numpy as np
 
@@ -41,12 +41,17 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
+    from unosim.analysis.paired import Margin
     from unosim.report.comparison import Comparison
+    from unosim.report.grid import Axis
     from unosim.report.league import LeagueSet
     from unosim.report.sweep import Sweep
     from unosim.study import StudyOptions
 
 __all__ = ["Interval", "Result", "compare", "config", "league", "run", "sweep"]
+
+# What a config may be given as: a file, a built-in name, a mapping of its YAML, or itself.
+ConfigSource = str | Path | Mapping[str, object] | GameConfig
 
 @dataclass(frozen=True)
 class Interval:
@@ -76,13 +81,13 @@ class Interval:
         return format_ci(self.mean, self.low, self.high)
 
 
-def _overrides(values: Mapping[str, Any] | None) -> list[str]:
+def _overrides(values: Mapping[str, object] | None) -> list[str]:
     """``{"players": 6}`` as ``--set`` texts; JSON is YAML, so every value reads back."""
     return [f"{k}={json.dumps(v)}" for k, v in (values or {}).items()]
 
 
-def config(source: str | Path | Mapping[str, Any] | GameConfig,
-           set: Mapping[str, Any] | None = None) -> GameConfig:  # noqa: A002 (as --set)
+def config(source: ConfigSource,
+           set: Mapping[str, object] | None = None) -> GameConfig:  # noqa: A002 (as --set)
     """A validated config: a file, a built-in name or a mapping, with ``set`` overrides.
 
     A mapping is read as a YAML file holding it would be (``extends:`` a
@@ -129,7 +134,7 @@ def _scratch_files() -> Iterator[None]:
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def _load_mapping(data: Mapping[str, Any], stem: str,
+def _load_mapping(data: Mapping[str, object], stem: str,
                   overrides: Sequence[str]) -> GameConfig:
     """A mapping read as its config file would be; an error names the mapping, not the
     temporary file it was read from (a path the caller never wrote, gone at once)."""
@@ -146,7 +151,7 @@ def _load_mapping(data: Mapping[str, Any], stem: str,
         raise ConfigError(where, exc.key, exc.message) from None
 
 
-def _as_file(data: Mapping[str, Any], stem: str) -> Path:
+def _as_file(data: Mapping[str, object], stem: str) -> Path:
     """A mapping written as a YAML file, so that it is read exactly as a config file is.
 
     The file lives until the enclosing API call returns (`_scratch_files`).
@@ -163,10 +168,11 @@ def _as_file(data: Mapping[str, Any], stem: str) -> Path:
     return path
 
 
-F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
-def _api_call(func: F) -> F:
+def _api_call(func: Callable[P, R]) -> Callable[P, R]:
     """The frame of a public function: limits first, temporary files removed after.
 
     A study's ``out`` is checked, locked and recorded by the study itself
@@ -175,13 +181,13 @@ def _api_call(func: F) -> F:
     signature = inspect.signature(func)
 
     @functools.wraps(func)
-    def call(*args: Any, **kwargs: Any) -> Any:
+    def call(*args: P.args, **kwargs: P.kwargs) -> R:
         bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
         _check_arguments(bound.arguments)
         with _scratch_files():
             return func(*args, **kwargs)
-    return call  # type: ignore[return-value]
+    return call
 
 
 def _check_arguments(a: Mapping[str, Any]) -> None:
@@ -276,7 +282,7 @@ class Result:
         from unosim.analysis.estimates import estimate, metrics_for, wilson_estimate
 
         agg = self.aggregates
-        rows: list[tuple[Any, ...]] = []
+        rows: list[tuple[str | float, ...]] = []
         for m in metrics_for(agg):
             e = estimate(agg, m)
             rows.append((m.key, m.label, e.value, e.low, e.high, e.n))
@@ -319,25 +325,16 @@ class Result:
         folder: a folder holding other files may be the user's, and its
         report.md is never overwritten.
         """
-        from unosim.report.run_report import write_report
-        from unosim.run import OutDirError, lock_out_dir, record_outputs
-        from unosim.run.lock import is_lock_file
-        from unosim.run.manifest import MANIFEST
+        from unosim.report.runs import Run
+        from unosim.study.simulate import report_run
 
         if isinstance(path, str) and not path:
             raise ValueError("report() needs a folder name, not ''")
         target = Path(path) if path is not None else self.out
         if target is None:
             raise ValueError("this run has no out dir: give report() a folder")
-        own = self.out is not None and target.resolve() == self.out.resolve()
-        with lock_out_dir(target):
-            if not own and any(not is_lock_file(p.name) for p in target.iterdir()):
-                raise OutDirError(f"{target} is not empty: give report() a new or empty "
-                                  "folder (or none, for the run's own out dir)")
-            written = write_report(target, self.cfg, self.aggregates, self.summary)
-            if own and (target / MANIFEST).is_file():
-                record_outputs(target, written)
-        return target / "report.html"
+        return report_run(target, Run(self.cfg, self.aggregates, self.seed, self.games,
+                                      self.out, self.summary))
 
 
 def _nan(*values: float | None) -> tuple[float, ...]:
@@ -345,9 +342,9 @@ def _nan(*values: float | None) -> tuple[float, ...]:
 
 
 @_api_call
-def run(config: str | Path | Mapping[str, Any] | GameConfig, games: int | None = None,
+def run(config: ConfigSource, games: int | None = None,
         seed: int | None = 1, precision: float | None = None,
-        set: Mapping[str, Any] | None = None,  # noqa: A002 (named as the CLI's --set)
+        set: Mapping[str, object] | None = None,  # noqa: A002 (named as the CLI's --set)
         jobs: int | None = None, *, max_games: int | None = None,
         out: str | Path | None = None, records: bool = False, resume: bool = False,
         force: bool = False, backend: str = "loky", chunk_size: int | None = None,
@@ -381,8 +378,21 @@ def run(config: str | Path | Mapping[str, Any] | GameConfig, games: int | None =
 _config = config  # `run` takes a parameter named config
 
 
+class _Runner(TypedDict, total=False):
+    """The options a function passes on to `StudyOptions` as given."""
+
+    jobs: int | None
+    backend: str
+    chunk_size: int | None
+    resume: bool
+    force: bool
+    reuse: bool
+    progress: bool
+
+
 def _options(games: int | None, precision: float | None, max_games: int | None,
-             margins: Mapping[str, str | float] | None = None, **runner: Any) -> StudyOptions:
+             margins: Mapping[str, str | float] | None = None,
+             **runner: Unpack[_Runner]) -> StudyOptions:
     """The study's one options value from a function's arguments (the CLI's rules)."""
     from unosim.study import StudyOptions
 
@@ -390,7 +400,7 @@ def _options(games: int | None, precision: float | None, max_games: int | None,
                         max_games=max_games, margins=_margins(margins), **runner)
 
 
-def _margins(margins: Mapping[str, str | float] | None) -> dict[str, Any]:
+def _margins(margins: Mapping[str, str | float] | None) -> dict[str, Margin]:
     """``{"turns_mean": "2%", "first_player_win_rate": 1}`` as Margin objects."""
     from unosim.analysis.estimates import METRIC_BY_KEY
     from unosim.analysis.paired import parse_margin
@@ -404,9 +414,9 @@ def _margins(margins: Mapping[str, str | float] | None) -> dict[str, Any]:
 
 
 @_api_call
-def compare(configs: Sequence[str | Path | Mapping[str, Any] | GameConfig],
+def compare(configs: Sequence[ConfigSource],
             games: int | None = None, seed: int = 1, precision: float | None = None,
-            set: Mapping[str, Any] | None = None,  # noqa: A002 (named as the CLI's --set)
+            set: Mapping[str, object] | None = None,  # noqa: A002 (named as the CLI's --set)
             jobs: int | None = None, *, max_games: int | None = None,
             margins: Mapping[str, str | float] | None = None,
             out: str | Path | None = None, resume: bool = False, force: bool = False,
@@ -438,7 +448,7 @@ def _out(out: str | Path | None) -> Path | None:
     return None if out is None else Path(out)
 
 
-def _axes(vary: Mapping[str, Any]) -> list[Any]:
+def _axes(vary: Mapping[str, str | Iterable[object]]) -> list[Axis]:
     """``vary`` as `unosim.report.grid.Axis` objects, each read as ``--vary`` reads it."""
     from unosim.report.grid import parse_vary
 
@@ -447,10 +457,10 @@ def _axes(vary: Mapping[str, Any]) -> list[Any]:
 
 
 @_api_call
-def sweep(config: str | Path | Mapping[str, Any] | GameConfig,
-          vary: Mapping[str, Any], baseline: str | None = None, games: int | None = None,
-          seed: int = 1, precision: float | None = None,
-          set: Mapping[str, Any] | None = None,  # noqa: A002 (named as the CLI's --set)
+def sweep(config: ConfigSource,
+          vary: Mapping[str, str | Iterable[object]], baseline: str | None = None,
+          games: int | None = None, seed: int = 1, precision: float | None = None,
+          set: Mapping[str, object] | None = None,  # noqa: A002 (named as the CLI's --set)
           jobs: int | None = None, *, max_games: int | None = None,
           margins: Mapping[str, str | float] | None = None,
           out: str | Path | None = None, resume: bool = False, force: bool = False,
@@ -473,18 +483,18 @@ def sweep(config: str | Path | Mapping[str, Any] | GameConfig,
     return run_sweep(path, axes, opts, baseline=baseline, seed=seed, out=_out(out))[0]
 
 
-def _vary_text(values: Any) -> str:
+def _vary_text(values: Iterable[object]) -> str:
     """A list of values as ``--vary`` text (YAML flow values, comma separated)."""
     return ",".join(json.dumps(v) for v in values)
 
 
 @_api_call
-def league(policies: Sequence[str | Mapping[str, Any]],
-           config: str | Path | Mapping[str, Any] | GameConfig = "classic",
+def league(policies: Sequence[str | Mapping[str, object]],
+           config: ConfigSource = "classic",
            players: int | None = None, games: int | None = None, seed: int = 1,
            precision: float | None = None,
-           set: Mapping[str, Any] | None = None,  # noqa: A002 (named as the CLI's --set)
-           vary: Mapping[str, Any] | None = None, jobs: int | None = None, *,
+           set: Mapping[str, object] | None = None,  # noqa: A002 (named as the CLI's --set)
+           vary: Mapping[str, str | Iterable[object]] | None = None, jobs: int | None = None, *,
            max_games: int | None = None, head_to_head: bool = True,
            out: str | Path | None = None, backend: str = "loky",
            progress: bool = False) -> LeagueSet:

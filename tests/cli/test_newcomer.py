@@ -165,6 +165,9 @@ def test_report_rerenders_a_run_from_its_aggregates(tmp_path):
     assert "report.html" in json.loads((out / "run.json").read_text())["outputs"]
     assert "not a finished run" in error_line(invoke("report", str(tmp_path / "nothing")))
     assert not (tmp_path / "nothing").exists()
+    (tmp_path / "notes").mkdir()  # a folder, but no run: one line, and nothing written
+    assert "needs aggregates.npz" in error_line(invoke("report", str(tmp_path / "notes")))
+    assert list((tmp_path / "notes").iterdir()) == []
 
 
 def test_did_you_mean_for_config_and_policy_names():

@@ -33,6 +33,7 @@ from unosim.report.runs import load_run
 from unosim.rules.config import ConfigError, load_config
 from unosim.run import BadOptionError, OutDirError
 from unosim.run.chunks import chunk_plan, growing_plan
+from unosim.study import StudyOptions
 from unosim.study.runs import STUDY, check_study, study_identity
 
 pytestmark = pytest.mark.slow  # studies run, interrupted and resumed through the CLI
@@ -125,12 +126,12 @@ def test_study_that_fails_before_its_first_file_leaves_no_folder(tmp_path):
 
 def test_check_study_reads_only_and_refuses_a_foreign_manifest(tmp_path):
     ident = study_identity("compare", games=300)
-    assert check_study(tmp_path / "new", ident, resume=True, force=False, reuse=False) is None
+    assert check_study(tmp_path / "new", ident, StudyOptions(resume=True)) is None
     (tmp_path / "d" / "runs" / "x").mkdir(parents=True)  # folders only: nothing to lose
-    assert check_study(tmp_path / "d", ident, resume=False, force=False, reuse=False) is None
+    assert check_study(tmp_path / "d", ident, StudyOptions()) is None
     (tmp_path / "d" / STUDY).write_text('{"mine": true}\n')  # the user's study.json
     with pytest.raises(OutDirError, match="not a unosim study manifest"):
-        check_study(tmp_path / "d", ident, resume=False, force=True, reuse=False)
+        check_study(tmp_path / "d", ident, StudyOptions(force=True))
     assert (tmp_path / "d" / STUDY).read_text() == '{"mine": true}\n'
 
 

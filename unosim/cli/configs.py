@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from unosim.cli import options
-from unosim.cli.console import CliError, Command, warn
+from unosim.cli.console import Command, warn
 
 
 def config_rows() -> list[dict[str, Any]]:
@@ -78,18 +78,7 @@ def report_cmd(run_dir: str) -> None:
     against its run.json); nothing is simulated. Use it after upgrading unosim,
     or for a run made with --no-report.
     """
-    from unosim.report.run_report import write_report
-    from unosim.report.runs import load_run
-    from unosim.run import lock_out_dir, record_outputs
+    from unosim.study.simulate import report_run
 
-
-    out = Path(run_dir)
-    if not out.is_dir():
-        raise CliError(f"{out} is not a finished run directory (no such folder)")
-    with lock_out_dir(out, warn):
-        try:
-            run = load_run(out)
-        except ValueError as exc:
-            raise CliError(exc) from None
-        record_outputs(out, write_report(out, run.cfg, run.aggregates, run.summary))
-    click.echo(f"report written to {out / 'report.html'} (and report.md, charts)")
+    page = report_run(Path(run_dir), on_warning=warn)
+    click.echo(f"report written to {page} (and report.md, charts)")

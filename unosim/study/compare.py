@@ -11,15 +11,21 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from unosim.analysis.paired import PairMoments
 from unosim.report.compare import write_comparison
 from unosim.report.comparison import Comparison, compare_runs, unique_labels
-from unosim.report.runs import Run, load_run
+from unosim.report.runs import Run
 from unosim.rules.config import GameConfig, load_config
-from unosim.study.options import StudyError, StudyOptions
-from unosim.study.runs import cell_dirs, run_paired, study_dir, study_identity
+from unosim.study.options import StudyOptions
+from unosim.study.runs import (
+    Identity,
+    cell_dirs,
+    finished_run,
+    run_paired,
+    study_dir,
+    study_identity,
+)
 
 __all__ = ["compare", "identity", "inputs", "run_comparison"]
 
@@ -38,10 +44,7 @@ def inputs(args: Sequence[str], overrides: Sequence[str], seed: int | None,
     prebuilt: dict[int, Run] = {}
     for i, arg in enumerate(args):
         if Path(arg).is_dir():
-            try:
-                run = load_run(arg)
-            except ValueError as exc:  # one line: the run dir and why it is not a run
-                raise StudyError(str(exc)) from None
+            run = finished_run(arg)
             if overrides and warn is not None:
                 warn(f"--set does not apply to the finished run in {arg}")
             prebuilt[i] = run
@@ -62,7 +65,7 @@ def _games(cfgs: Sequence[GameConfig], opts: StudyOptions,
 
 
 def identity(cfgs: Sequence[GameConfig], seeds: Sequence[int], opts: StudyOptions,
-             prebuilt: Mapping[int, Run] | None = None) -> dict[str, Any]:
+             prebuilt: Mapping[int, Run] | None = None) -> Identity:
     """The comparison's `study_identity`: its configs (an input run as itself), seeds,
     games and precision."""
     pre = dict(prebuilt or {})
@@ -129,7 +132,7 @@ def compare(
     labels: Sequence[str] | None = None,
     prepare: Callable[[list[GameConfig]], object] | None = None,
     command: str | None = None,
-    study: dict[str, Any] | None = None,
+    study: Identity | None = None,
 ) -> tuple[Comparison, list[Path]]:
     """The whole ``compare``: out dir checked and locked, runs, then the page's files.
 
@@ -141,10 +144,8 @@ def compare(
     with contextlib.ExitStack() as held:
         if out is not None:
             held.enter_context(study_dir(
-                out, study or identity(cfgs, seeds, opts, pre), resume=opts.resume,
-                force=opts.force, reuse=opts.reuse,
-                inputs=[r.out for r in pre.values() if r.out is not None],
-                warn=opts.on_warning))
+                out, study or identity(cfgs, seeds, opts, pre), opts,
+                inputs=[r.out for r in pre.values() if r.out is not None]))
         if prepare is not None:
             prepare([c for i, c in enumerate(cfgs) if i not in pre])
         cmp = run_comparison(cfgs, opts, seeds=seeds, out=out, prebuilt=pre, labels=labels)

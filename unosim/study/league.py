@@ -14,7 +14,6 @@ import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -41,7 +40,7 @@ from unosim.rules.config import (
     validate_config,
 )
 from unosim.study.options import StudyError, StudyOptions
-from unosim.study.runs import cell_dirs, run_paired, study_dir, study_identity
+from unosim.study.runs import Identity, cell_dirs, run_paired, study_dir, study_identity
 
 # A POLICY argument: a name, or a mapping ``{policy: NAME, params: {...}}``.
 Seat = str | Mapping[str, object]
@@ -163,7 +162,7 @@ def run_league(
 
 def _games_for(base: GameConfig, policies: Sequence[Seat], rows: list[tuple[int, ...]], n: int,
                *, precision: float, cap: int, seed: int, on_stage: Callable[[str], None] | None,
-               opts: StudyOptions) -> tuple[int, dict[str, Any]]:
+               opts: StudyOptions) -> tuple[int, dict[str, float | bool]]:
     """The games a precision target needs, from a pilot of the league's seatings."""
     pilot = min(PILOT_GAMES, cap)
     if on_stage:
@@ -329,7 +328,7 @@ def table_configs(config: str | Path, policies: Sequence[Seat], *, players: int 
 
 def identity(base: GameConfig, policies: Sequence[Seat], opts: StudyOptions, *,
              players: int | None = None, vary: Axis | None = None, head_to_head: bool = True,
-             seed: int | None = None) -> dict[str, Any]:
+             seed: int | None = None) -> Identity:
     """The league's `study_identity`: rules, policies, table size, axis, games, seed."""
     return study_identity("league", config=base, policies=list(policies), players=players,
                           vary=[vary] if vary else [], head_to_head=head_to_head,
@@ -351,7 +350,7 @@ def league(
     on_stage: Callable[[str], None] | None = None,
     prepare: Callable[[list[GameConfig]], object] | None = None,
     command: str | None = None,
-    study: dict[str, Any] | None = None,
+    study: Identity | None = None,
 ) -> tuple[LeagueSet, list[Path]]:
     """The whole ``league``: options checked, the out dir checked and locked, the runs,
     then the page's files (without ``out``, none: no paths).
@@ -367,8 +366,7 @@ def league(
             ident = study or identity(load_config(config, overrides), policies, opts,
                                       players=players, vary=vary, head_to_head=head_to_head,
                                       seed=seed)
-            held.enter_context(study_dir(out, ident, resume=opts.resume, force=opts.force,
-                                         reuse=opts.reuse, warn=opts.on_warning))
+            held.enter_context(study_dir(out, ident, opts))
         if prepare is not None:
             prepare(table_configs(config, policies, players=players, overrides=overrides,
                                   vary=vary, head_to_head=head_to_head))

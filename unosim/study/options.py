@@ -6,14 +6,14 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from unosim.rules.limits import DEFAULT_MAX_GAMES
 
 if TYPE_CHECKING:
     from unosim.analysis.paired import Margin
 
-__all__ = ["GamesError", "StudyError", "StudyOptions", "games_and_cap"]
+__all__ = ["GamesError", "RunnerOptions", "StudyError", "StudyOptions", "games_and_cap"]
 
 
 class StudyError(ValueError):
@@ -53,6 +53,18 @@ def games_and_cap(games: int | None, precision: float | None, max_games: int | N
     if not 0 < precision < math.inf:
         raise GamesError(f"{spell('precision')} must be a number above 0, not {precision!r}")
     return None, DEFAULT_MAX_GAMES if max_games is None else max_games
+
+
+class RunnerOptions(TypedDict):
+    """The keywords the runner (`unosim.run.run_simulation`, `run_lockstep`) takes from
+    a study's options, typed as the runner declares them."""
+
+    jobs: int | None
+    backend: str
+    scheduler: str | None
+    chunk_size: int | None
+    progress: bool
+    on_warning: Callable[[str], None] | None
 
 
 def _no_margins() -> Mapping[str, Margin]:
@@ -112,7 +124,7 @@ class StudyOptions:
         memory that continues nothing (a league's pilot)."""
         return StudyOptions(**self.runner())
 
-    def runner(self) -> dict[str, Any]:
+    def runner(self) -> RunnerOptions:
         """The keywords the runner (`unosim.run.run_simulation`, `run_lockstep`) takes
         from these options."""
         return {"jobs": self.jobs, "backend": self.backend, "scheduler": self.scheduler,

@@ -23,7 +23,7 @@ import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -36,11 +36,15 @@ from unosim.run import OutDirError, ResumeMismatchError, check_run_dir, lock_out
 from unosim.run.files import write_json
 from unosim.run.lock import is_lock_file
 from unosim.run.manifest import read_checked, rules_hash
-from unosim.study.options import StudyOptions
+from unosim.study.options import StudyError, StudyOptions
 
-__all__ = ["STUDY", "cell_dirs", "check_reuse", "check_study", "default_out",
-           "default_run_out", "paired_turns_half_width", "read_study", "run_config",
-           "run_paired", "study_dir", "study_identity"]
+__all__ = ["STUDY", "Identity", "Json", "cell_dirs", "check_reuse", "check_study", "default_out",
+           "default_run_out", "finished_run", "paired_turns_half_width", "read_study",
+           "run_config", "run_paired", "study_dir", "study_identity"]
+
+# JSON data, as `json` reads and writes it; a study's identity is an object of it.
+Json: TypeAlias = None | bool | int | float | str | list["Json"] | dict[str, "Json"]
+Identity: TypeAlias = dict[str, Json]
 
 
 def run_config(cfg: GameConfig, opts: StudyOptions, *, games: int, seed: int,
@@ -66,6 +70,15 @@ def run_config(cfg: GameConfig, opts: StudyOptions, *, games: int, seed: int,
         res = run_simulation(cfg, games=games, seed=seed, out=out_dir, resume=opts.resume,
                              force=opts.force, **opts.runner())
         return Run(cfg, dict(res.aggregates), seed, games, out_dir, summarize_run(res))
+
+
+def finished_run(run_dir: str | Path) -> Run:
+    """The finished run in ``run_dir`` (`unosim.report.runs.load_run`); a `StudyError`
+    with its one-line reason when it is not one, so the CLI prints it as is."""
+    try:
+        return load_run(run_dir)
+    except ValueError as exc:  # one line: the run dir and why it is not a run
+        raise StudyError(str(exc)) from None
 
 
 def _reusable(cfg: GameConfig, games: int, seed: int, out: Path,
@@ -185,7 +198,7 @@ STUDY_VERSION = 1
 STUDY_KINDS = ("compare", "sweep", "league")
 
 
-def study_identity(kind: str, **fields: Any) -> dict[str, Any]:
+def study_identity(kind: str, **fields: object) -> Identity:
     """What a study is, as plain JSON: its ``kind`` and the ``fields`` that decide its runs.
 
     Configs count by their rules (`unosim.run.manifest.rules_hash`: games and
@@ -205,7 +218,7 @@ def study_identity(kind: str, **fields: Any) -> dict[str, Any]:
     return {"kind": kind, **{k: _plain(v) for k, v in fields.items()}}
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> Json:
     """``value`` as JSON data that identifies it (see `study_identity`)."""
     if isinstance(value, GameConfig):
         return {"rules": rules_hash(value)}
@@ -227,7 +240,7 @@ def _plain(value: Any) -> Any:
     return f"{type(value).__name__}:{value}"  # a YAML date in a policy's params, ...
 
 
-def default_out(stem: str, identity: Any) -> Path:
+def default_out(stem: str, identity: object) -> Path:
     """The default out dir of a command: ``runs/STEM-HASH``, HASH short for ``identity``.
 
     ``identity`` is what decides the runs (a study's `study_identity`, a run's
@@ -256,14 +269,14 @@ def default_run_out(cfg: GameConfig, *, seed: int, games: int,
                                                    "games": games, "precision": precision})
 
 
-def read_study(out: Path) -> dict[str, Any]:
+def read_study(out: Path) -> Identity:
     """The validated identity in ``out/study.json``; `OutDirError` (one line) if it is none."""
-    identity: dict[str, Any] = read_checked(out / STUDY, "study manifest",
+    identity: Identity = read_checked(out / STUDY, "study manifest",
                                             _study_problem)["identity"]
     return identity
 
 
-def _study_problem(data: Any) -> str | None:
+def _study_problem(data: object) -> str | None:
     if not isinstance(data, dict):
         return "not a JSON object"
     if data.get("study_version") != STUDY_VERSION:
@@ -275,18 +288,18 @@ def _study_problem(data: Any) -> str | None:
     return None
 
 
-def check_study(out: Path, identity: dict[str, Any], *, resume: bool, force: bool,
-                reuse: bool) -> dict[str, Any] | None:
+def check_study(out: Path, identity: Identity, opts: StudyOptions) -> Identity | None:
     """Refuse a study out dir the options may not use; the identity it holds, if any.
 
     Reads only. ``out`` may be missing or empty (any study starts there), or
-    hold a study manifest (``study.json``) of the same kind: ``resume``
+    hold a study manifest (``study.json``) of the same kind: ``opts.resume``
     continues only the same study, ``reuse`` and ``force`` may run another one
     there (keeping its matching runs, or running them again). Without a
     manifest a folder that is not empty is never used, whatever the options:
     it may be the user's.
     """
     kind = identity["kind"]
+    resume, force, reuse = opts.resume, opts.force, opts.reuse
     if out.exists() and not out.is_dir():
         raise OutDirError(f"out dir {out} exists and is not a directory")
     old = read_study(out) if (out / STUDY).is_file() else None
@@ -316,24 +329,25 @@ def check_study(out: Path, identity: dict[str, Any], *, resume: bool, force: boo
 
 
 @contextlib.contextmanager
-def study_dir(out: Path, identity: dict[str, Any], *, resume: bool, force: bool, reuse: bool,
-              inputs: Iterable[Path] = (),
-              warn: Callable[[str], None] | None = None) -> Iterator[None]:
+def study_dir(out: Path, identity: Identity, opts: StudyOptions, *,
+              inputs: Iterable[Path] = ()) -> Iterator[None]:
     """Hold the lock of a study's out dir while it runs and writes its report.
 
     Refuses an out dir inside an input run dir (inputs are read-only), and one
-    that `check_study` refuses; then records ``identity`` in ``out/study.json``
-    before anything else is written, so that the folder is known as this
-    study's from its first file on.
+    that `check_study` refuses for ``opts``; then records ``identity`` in
+    ``out/study.json`` before anything else is written, so that the folder is
+    known as this study's from its first file on. ``opts.on_warning`` hears
+    a stale lock taken over and a cell ``force`` could not clear.
     """
+    warn = opts.on_warning
     runs = (out / "runs").resolve()
     for d in inputs:
         if Path(d).resolve() in (runs, *runs.parents):
             raise OutDirError(f"out dir {out} is inside the input run dir {d}, which is "
                               "read-only: use another --out")
     with lock_out_dir(out, warn):
-        old = check_study(out, identity, resume=resume, force=force, reuse=reuse)
-        if force and old is not None:
+        old = check_study(out, identity, opts)
+        if opts.force and old is not None:
             _discard_cells(out, inputs, warn)
         if old != identity:
             try:

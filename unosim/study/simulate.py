@@ -1,5 +1,6 @@
 """``run``'s pipeline, once for the CLI and the API: one config simulated, summarized,
-and (in its run dir) reported.
+and (in its run dir) reported; and a finished run's report written again
+(`report_run`: ``unosim report`` and ``Result.report``).
 """
 
 from __future__ import annotations
@@ -12,13 +13,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from unosim.rules.config import GameConfig
-from unosim.study.options import StudyOptions
+from unosim.study.options import StudyError, StudyOptions
 
 if TYPE_CHECKING:
     from unosim.engine.state import CompiledConfig
+    from unosim.report.runs import Run
     from unosim.run.runner import RunResult
 
-__all__ = ["Simulated", "simulate"]
+__all__ = ["Simulated", "report_run", "simulate"]
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,7 @@ def simulate(
     """
     from unosim.analysis.summary import summarize_run  # scipy: once the games are done
     from unosim.rules.plugins import is_plugin_name
-    from unosim.run import check_run_dir, lock_out_dir, record_outputs, run_simulation
+    from unosim.run import check_run_dir, lock_out_dir, run_simulation
 
     games = opts.games_for(cfg.games)
     seed = cfg.seed if seed is None else seed
@@ -87,9 +89,40 @@ def simulate(
         if on_summary is not None:
             on_summary(done)
         if report and out is not None:
-            from unosim.report.run_report import write_report
+            from unosim.report.runs import Run
 
-            # listed in run.json, so that --force removes them with the run
-            record_outputs(out, write_report(out, cfg, result.aggregates, done.summary))
-            done = replace(done, report=out / "report.html")
+            done = replace(done, report=report_run(out, Run(
+                cfg, dict(result.aggregates), seed, result.games, out, done.summary)))
     return done
+
+
+def report_run(target: Path, run: Run | None = None,
+               on_warning: Callable[[str], None] | None = None) -> Path:
+    """Write ``run``'s report.md, report.html and charts into ``target``; report.html's path.
+
+    ``run`` None is the finished run in ``target``, read under its lock
+    (``unosim report``). In the run's own dir the files are listed in its
+    ``run.json``, so that ``--force`` removes them with the run; any other
+    ``target`` must be new or empty: a folder holding other files may be the
+    user's, and its report.md is never overwritten. ``target`` stays locked
+    (re-entrantly: ``simulate`` holds it already) until the files are listed.
+    """
+    from unosim.report.run_report import write_report
+    from unosim.run import OutDirError, lock_out_dir, record_outputs
+    from unosim.run.lock import is_lock_file
+    from unosim.run.manifest import MANIFEST
+    from unosim.study.runs import finished_run
+
+    if run is None and not target.is_dir():
+        raise StudyError(f"{target} is not a finished run directory (no such folder)")
+    with lock_out_dir(target, on_warning):
+        if run is None:
+            run = finished_run(target)
+        own = run.out is not None and target.resolve() == run.out.resolve()
+        if not own and any(not is_lock_file(p.name) for p in target.iterdir()):
+            raise OutDirError(f"{target} is not empty: give report() a new or empty "
+                              "folder (or none, for the run's own out dir)")
+        written = write_report(target, run.cfg, run.aggregates, run.summary)
+        if own and (target / MANIFEST).is_file():
+            record_outputs(target, written)
+    return target / "report.html"

@@ -10,7 +10,6 @@ import contextlib
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from unosim.report.grid import (
     Axis,
@@ -25,7 +24,7 @@ from unosim.report.grid import (
 from unosim.report.sweep import Sweep, build_sweep, write_sweep
 from unosim.rules.config import GameConfig, load_config
 from unosim.study.options import StudyOptions
-from unosim.study.runs import cell_dirs, run_paired, study_dir, study_identity
+from unosim.study.runs import Identity, cell_dirs, run_paired, study_dir, study_identity
 
 __all__ = ["identity", "run_sweep", "sweep"]
 
@@ -35,7 +34,7 @@ def _baseline(baseline: str | None, axes: Sequence[Axis]) -> tuple[int, int]:
 
 
 def identity(base: GameConfig, axes: Sequence[Axis], opts: StudyOptions, *,
-             baseline: str | None = None, seed: int | None = None) -> dict[str, Any]:
+             baseline: str | None = None, seed: int | None = None) -> Identity:
     """The sweep's `study_identity`: the config's rules, the grid, games, seed, precision."""
     return study_identity("sweep", config=base, axes=list(axes),
                           baseline=_baseline(baseline, axes) if axes else None,
@@ -102,7 +101,7 @@ def sweep(
     on_cell: Callable[[int, int, Cell, float], None] | None = None,
     prepare: Callable[[list[GameConfig]], object] | None = None,
     command: Callable[[Sweep], str] | None = None,
-    study: dict[str, Any] | None = None,
+    study: Identity | None = None,
 ) -> tuple[Sweep, list[Path]]:
     """The whole ``sweep``: every cell checked, the out dir checked and locked, the
     runs, then the page's files (without ``out``, none: no paths).
@@ -117,8 +116,7 @@ def sweep(
         if out is not None:
             ident = study or identity(load_config(config, overrides), axes, opts,
                                       baseline=baseline, seed=seed)
-            held.enter_context(study_dir(out, ident, resume=opts.resume, force=opts.force,
-                                         reuse=opts.reuse, warn=opts.on_warning))
+            held.enter_context(study_dir(out, ident, opts))
         if prepare is not None:
             prepare([c.cfg for c in cells])
         sw = run_sweep(config, axes, opts, baseline=baseline, seed=seed, out=out,
