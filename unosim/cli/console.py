@@ -226,7 +226,9 @@ def _stop_signals() -> Iterator[list[int]]:
 _EXPECTED = (("unosim.rules.errors", "ConfigError"), ("unosim.rules.cards", "CardError"),
              ("unosim.run.errors", "RunError"), ("unosim.report.grid", "VaryError"),
              ("unosim.engine.plugins", "PluginError"),
-             ("unosim.engine.plugins", "PluginActionError"))
+             ("unosim.engine.plugins", "PluginActionError"),
+             ("unosim.report.screen", "FactorError"),
+             ("unosim.analysis.factorial", "DesignError"))
 
 
 def _is(exc: BaseException, module: str, name: str) -> bool:

@@ -1,0 +1,1 @@
+"""Studies: commands that plan many runs, run them together and hand them to a report."""
