@@ -44,9 +44,10 @@ if TYPE_CHECKING:
 
     from unosim.report.comparison import Comparison
     from unosim.report.league import LeagueSet
+    from unosim.report.screen import Screen
     from unosim.report.sweep import Sweep
 
-__all__ = ["Interval", "Result", "compare", "config", "league", "run", "sweep"]
+__all__ = ["Interval", "Result", "compare", "config", "league", "run", "screen", "sweep"]
 
 @dataclass(frozen=True)
 class Interval:
@@ -518,6 +519,49 @@ def sweep(config: str | Path | Mapping[str, Any] | GameConfig,
     if out is not None:
         write_sweep(sw, out)
     return sw
+
+
+def _screen_identity(a: dict[str, Any]) -> dict[str, Any]:
+    from unosim.report.screen import parse_factors
+    from unosim.study.screen import screen_identity
+
+    cfg = _config(a["config"], a["set"])
+    return screen_identity(cfg, parse_factors(a["factors"]), a["resolution"],
+                           _games_cap(a["games"], a["precision"], a["max_games"], cfg.games),
+                           a["seed"], a["precision"])
+
+
+@_api_call(_screen_identity)
+def screen(config: str | Path | Mapping[str, Any] | GameConfig,
+           factors: str | Sequence[str], resolution: int | str = "full",
+           games: int | None = None, seed: int = 1, precision: float | None = None,
+           set: Mapping[str, Any] | None = None,  # noqa: A002 (named as the CLI's --set)
+           jobs: int | None = None, *, max_games: int | None = None,
+           margins: Mapping[str, str | float] | None = None,
+           out: str | Path | None = None, resume: bool = False, force: bool = False,
+           reuse: bool = False, backend: str = "loky", progress: bool = False) -> Screen:
+    """A two-level factorial screen of ``factors`` of ``config``; as ``unosim screen``.
+
+    ``factors`` are two-valued settings (``"jump_in,seven_o"`` or a list);
+    ``resolution`` is 4, 5 or "full". Returns the `unosim.report.screen.Screen`:
+    ``.answers()``, ``.table()`` (one row per metric and effect), ``.plot()``
+    (the ranked effect chart) and ``.design`` (runs, resolution, aliases).
+    ``out``, ``resume``, ``force`` and ``reuse`` are ``unosim screen``'s.
+    """
+    from unosim.report.screen import parse_factors, write_screen
+    from unosim.study.screen import run_screen
+
+    cfg = _config(config, set)
+    n = _games_cap(games, precision, max_games, cfg.games)
+    path = _as_file(cfg.model_dump(mode="json"), cfg.name)
+    res = resolution if resolution == "full" else int(resolution)
+    scr = run_screen(path, parse_factors(factors), resolution=res, games=n, seed=seed,
+                     out=out, precision=precision, margins=_margins(margins), reuse=reuse,
+                     resume=resume, force=force, jobs=jobs, progress=progress,
+                     backend=backend)
+    if out is not None:
+        write_screen(scr, out)
+    return scr
 
 
 def _vary_text(values: Any) -> str:

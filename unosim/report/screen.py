@@ -393,13 +393,12 @@ def effect_sentence(screen: Screen, j: int, key: str) -> str:
         s = _scale(key)
         dec = ci_decimals(s * e.low, s * e.high) if e.high > e.low else 2
         unit = " points" if q.rate else f" {q.unit}"
-        way = q.more if (e.value > 0) else q.less
-        return (f"{a.label[:1].upper()}{a.label[1:]} and {b.label} interact on {what}: with "
-                f"{b.phrase(1)}, {a.phrase(1)} changes it by "
-                f"{format_fixed(2 * s * e.value, dec, True)}{unit} more than with "
-                f"{b.phrase(-1)} (interaction {nums}; {way} when both or neither are on; "
-                f"paired t over {screen.games:,} games, Holm-adjusted p "
-                f"{_p(v.p_diff)}){alias}.")
+        bigger = "larger" if e.value > 0 else "smaller"
+        return (f"{a.label[:1].upper()}{a.label[1:]} and {b.label} interact on {what}: the "
+                f"effect of {a.label} is {format_fixed(2 * s * abs(e.value), dec)}{unit} "
+                f"{bigger} with {b.phrase(1)} than with {b.phrase(-1)} (interaction {nums}; "
+                f"paired t over {screen.games:,} games, Holm-adjusted p {_p(v.p_diff)})"
+                f"{alias}.")
     if v.word == "same":
         return (f"{a.short} × {b.short}: practically no interaction on {what}, {nums}, "
                 f"within the ±{_margin(screen, key)} margin (two one-sided tests, "
