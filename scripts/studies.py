@@ -558,6 +558,25 @@ def _yardstick_head(yard: list[Step], called: dict[str, list[str]], skill: bool)
     return head + "**"
 
 
+def rulings_factors() -> str:
+    """Every two-valued ruling declared in the rules (``mode`` is a format, not a ruling)."""
+    from unosim.rules.settings import two_valued
+
+    return ",".join(k for k in two_valued() if k != "mode")
+
+
+def rulings_answer(steps: list[Step]) -> str:
+    """Each table's ranking and largest interaction, as its screen states them."""
+    parts = []
+    for s in steps:
+        answers = s.result["answers"]
+        design = s.result["design"]
+        parts.append(f"At a 4-player table of {s.what} ({design['runs']} design points of "
+                     f"resolution {design['resolution']}, {s.result['games']:,} games each): "
+                     f"{answers[0]} {answers[1]}")
+    return " ".join(parts)
+
+
 def studies() -> dict[str, Study]:
     stacking = [
         Step(f"stacking/{p}", ["sweep", "classic", "--set", f"policy={p}", "--vary",
@@ -600,6 +619,13 @@ def studies() -> dict[str, Study]:
             [Step(f"skill/{rs}", ["league", *POLICIES, "--config", rs, "--players", "4",
                                   "--no-head-to-head"], 5_000, rs) for rs in RULE_SETS],
             skill_answer),
+        "rulings": Study(
+            "Which of the rulings people argue about change UNO most, and which of them "
+            "interact?",
+            [Step(f"rulings/{p}", ["screen", "classic", "--set", "players=4", "--set",
+                                   f"policy={p}", "--factors", rulings_factors(),
+                                   "--resolution", "4"], 20_000, f"{p} players")
+             for p in ("random", "strategic")], rulings_answer),
         "yardstick": Study(
             "How strong is a search player, and how much skill does each rule set leave "
             "against it?",

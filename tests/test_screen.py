@@ -164,3 +164,16 @@ def test_cli_json_resume_and_refusals(tmp_path):
     theirs = invoke(*args[:-5], "--out", str(tmp_path / "mine"), "--force", "-q")
     assert_one_line_error(theirs, "holds no unosim study")
     assert (tmp_path / "mine" / "notes.txt").read_text() == "keep"
+
+
+def test_notebook_display_and_precision(two_factor):
+    s = two_factor
+    assert repr(s).startswith("Screen of classic: 2 factors, 4 design points (full factorial)")
+    assert "<table>" in s._repr_html_()
+    fig = s.plot("drawn_mean")
+    assert hasattr(fig, "_repr_png_")
+    with pytest.raises(ValueError, match="no effects"):
+        s.plot("bogus")
+    p = unosim.screen("classic", "jump_in", precision=3.0, max_games=4000, seed=3, jobs=1)
+    assert p.stop is not None and p.stop["met"]
+    assert p.effects["turns_mean"][0].half_width <= 3.0

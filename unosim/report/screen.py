@@ -249,7 +249,7 @@ class Screen:
         return answer_sentences(self)
 
     def __repr__(self) -> str:
-        lines = [f"Screen of {Path(self.config).name}: {len(self.factors)} factors, "
+        lines = [f"Screen of {Path(self.config).stem}: {len(self.factors)} factors, "
                  f"{self.design.runs} design points ({_resolution_words(self.design)}), "
                  f"{self.games:,} games each, seed {self.seed}"]
         lines += [f"  {s}" for s in self.answers()[:6]]
@@ -541,7 +541,7 @@ def write_screen(screen: Screen, out_dir: str | Path, command: str | None = None
     out.mkdir(parents=True, exist_ok=True)
     tables = write_table(screen.table(), out, stem)
     d = screen.design
-    doc = Doc(title or f"Screen of {Path(screen.config).name}: "
+    doc = Doc(title or f"Screen of {Path(screen.config).stem}: "
               + ", ".join(f.short for f in screen.factors))
     for para in intro:
         doc.p(para, lead=True)
