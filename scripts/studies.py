@@ -571,8 +571,9 @@ def rulings_answer(steps: list[Step]) -> str:
     for s in steps:
         answers = s.result["answers"]
         design = s.result["design"]
+        roman = {3: "III", 4: "IV", 5: "V"}.get(design["resolution"], design["resolution"])
         parts.append(f"At a 4-player table of {s.what} ({design['runs']} design points of "
-                     f"resolution {design['resolution']}, {s.result['games']:,} games each): "
+                     f"resolution {roman}, {s.result['games']:,} games each): "
                      f"{answers[0]} {answers[1]}")
     return " ".join(parts)
 
@@ -624,7 +625,7 @@ def studies() -> dict[str, Study]:
             "interact?",
             [Step(f"rulings/{p}", ["screen", "classic", "--set", "players=4", "--set",
                                    f"policy={p}", "--factors", rulings_factors(),
-                                   "--resolution", "4"], 20_000, f"{p} players")
+                                   "--resolution", "5"], 5_000, f"{p} players")
              for p in ("random", "strategic")], rulings_answer),
         "yardstick": Study(
             "How strong is a search player, and how much skill does each rule set leave "

@@ -235,6 +235,19 @@ class Screen:
         others = [("−" if s < 0 else "") + self.name(a) for a, s in t.aliases]
         return f"{self.name(t.term)} is aliased with {_join(others)}"
 
+    def chain(self, j: int) -> list[int]:
+        """Term ``j``'s alias chain (itself and its aliases of at most two factors), the
+        most plausible first: effect heredity, the largest sum of its factors' main
+        effects on round length (the order of the design when there are none)."""
+        t = self.terms[j]
+        members = [t.term] + [a for a, _ in t.aliases]
+        if t.order != 2 or "turns_mean" not in self.effects:
+            return members
+        main = {self.terms[i].term: abs(e.value)
+                for i, e in enumerate(self.effects["turns_mean"]) if self.terms[i].order == 1}
+        return sorted(members, key=lambda m: -sum(main.get(1 << f, 0.0)
+                                                  for f in term_factors(m)))
+
     def ranked(self, key: str = "turns_mean") -> list[int]:
         """Term indices by the size of their effect on ``key``, largest first."""
         es = self.effects[key]
@@ -447,9 +460,17 @@ def answer_sentences(screen: Screen) -> list[str]:
         out.append("No factor is established to change round length at this sample size.")
     if inter:
         j = inter[0]
-        out.append(f"The largest established interaction is {screen.name(screen.terms[j].term)}"
-                   f" ({_fmt_effect(es[j], key)})"
-                   + (f"; {len(inter) - 1} more are established." if len(inter) > 1 else "."))
+        chain = screen.chain(j)
+        text = (f"The largest established interaction is {screen.name(chain[0])}"
+                f" ({_fmt_effect(es[j], key)})")
+        if len(chain) > 1:
+            others = _join([screen.name(a) for a in chain[1:]])
+            text += (f", or an interaction aliased with it ({others}): this design cannot "
+                     "tell them apart, and "
+                     f"{screen.name(chain[0])} is named first because its factors have the "
+                     "largest main effects")
+        out.append(text + (f"; {len(inter) - 1} more are established." if len(inter) > 1
+                           else "."))
     else:
         out.append("No interaction on round length is established.")
     if zero:
@@ -567,10 +588,10 @@ def write_screen(screen: Screen, out_dir: str | Path, command: str | None = None
                  "interactions of three or more factors, which are assumed small"
                  if d.resolution >= 4 else "main effects are aliased with two-factor "
                  "interactions")
-              + (". Two-factor interactions are aliased in chains; each contrast below is "
-                 "named by its first term and measures the sum of its chain:"
-                 if aliased else "; no two two-factor interactions share a contrast.")
-              + f" Shortest words of the defining relation: {', '.join(words)}.")
+              + f". Shortest words of the defining relation: {', '.join(words)}."
+              + (" Two-factor interactions are aliased in chains; each contrast is named by "
+                 "its first term in the tables and charts and measures the sum of its chain:"
+                 if aliased else " No two two-factor interactions share a contrast."))
         if aliased:
             doc.ul(aliased)
     _method(doc, screen)
