@@ -625,7 +625,7 @@ def studies() -> dict[str, Study]:
             "interact?",
             [Step(f"rulings/{p}", ["screen", "classic", "--set", "players=4", "--set",
                                    f"policy={p}", "--factors", rulings_factors(),
-                                   "--resolution", "5"], 5_000, f"{p} players")
+                                   "--resolution", "5"], 20_000, f"{p} players")
              for p in ("random", "strategic")], rulings_answer),
         "yardstick": Study(
             "How strong is a search player, and how much skill does each rule set leave "
