@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 UNOSIM = Path(__file__).resolve().parent.parent / "unosim"
-UPPER = ("unosim.run", "unosim.analysis", "unosim.report", "unosim.cli")
+UPPER = ("unosim.run", "unosim.analysis", "unosim.report", "unosim.study", "unosim.cli")
 
 
 def test_no_raw_card_arithmetic_outside_cards_py() -> None:

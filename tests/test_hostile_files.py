@@ -29,10 +29,11 @@ from hostile.harness import (
 )
 
 import unosim
-from unosim.report.runs import STUDY, check_study, load_run, study_identity
+from unosim.report.runs import load_run
 from unosim.rules.config import ConfigError, load_config
 from unosim.run import BadOptionError, OutDirError
 from unosim.run.chunks import chunk_plan, growing_plan
+from unosim.study.runs import STUDY, check_study, study_identity
 
 STUDY_OPTS = ("--games", "300", "-q", "--jobs", "1")
 # One study of each kind, and another of the same kind to resume in its folder.

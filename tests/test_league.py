@@ -21,15 +21,10 @@ from unosim.analysis.seating import MAX_SEATINGS, SAMPLED_SEATINGS, balance, ful
 from unosim.analysis.summary import build_summary
 from unosim.cli.app import main
 from unosim.report.grid import parse_vary
-from unosim.report.league import (
-    League,
-    LeagueError,
-    LeagueSet,
-    decide,
-    design_text,
-    run_league,
-)
+from unosim.report.league import League, LeagueSet, decide, design_text
 from unosim.rules.config import config_to_dict, load_config
+from unosim.study import StudyOptions
+from unosim.study.league import LeagueError, run_league
 
 
 @pytest.mark.parametrize("k", range(2, 7))
@@ -128,8 +123,8 @@ def test_summary_gives_each_policy_a_rate_per_seat():
 
 
 def test_every_seating_plays_the_same_deals():
-    ls = run_league("classic", ["strategic", "random"], players=3, games=300, seed=4,
-                    head_to_head=False, jobs=1, progress=False)
+    ls = run_league("classic", ["strategic", "random"], StudyOptions(games=300, jobs=1),
+                    players=3, seed=4, head_to_head=False)
     lg = ls.leagues[0]
     assert len(lg.runs) == 6 + 3  # six seatings, then strategic against random in each seat
     ref = config_to_dict(lg.runs[0].cfg)
@@ -199,8 +194,8 @@ def test_bad_leagues_are_one_line_errors(args, tmp_path):
 
 
 def test_precision_sizes_the_run_from_a_pilot():
-    ls = run_league("classic", ["random", "strategic"], players=2, games=1000, seed=2,
-                    precision=0.001, max_games=1000, jobs=1, progress=False)
+    ls = run_league("classic", ["random", "strategic"],
+                    StudyOptions(precision=0.001, max_games=1000, jobs=1), players=2, seed=2)
     assert ls.stop == {"precision": 0.001, "pilot": 1000, "max_games": 1000, "games": 1000,
                        "met": False}
     assert ls.leagues[0].games == 1000
@@ -224,9 +219,8 @@ def test_a_league_with_ismcts_is_the_same_on_every_backend(tmp_path):
 
 
 def _league(policies, **kw):
-    opts = {"players": 3, "games": 200, "seed": 5, "head_to_head": False, "jobs": 1,
-            "progress": False}
-    return run_league("classic", policies, **{**opts, **kw})
+    opts = {"players": 3, "seed": 5, "head_to_head": False}
+    return run_league("classic", policies, StudyOptions(games=200, jobs=1), **{**opts, **kw})
 
 
 def test_ratings_verdicts_and_tables_do_not_depend_on_the_naming_order():
@@ -258,8 +252,8 @@ def test_policies_that_play_alike_are_reported_identical_and_not_ranked():
 
 
 def test_policies_that_differ_are_not_called_identical():
-    ls = run_league("stacking_full", ["cautious", "defender"], players=3, games=200, seed=5,
-                    head_to_head=False, jobs=1, progress=False)
+    ls = run_league("stacking_full", ["cautious", "defender"], StudyOptions(games=200, jobs=1),
+                    players=3, seed=5, head_to_head=False)
     assert ls.leagues[0].identical == []  # with stacking, defender keeps its Draw Twos
 
 
@@ -327,8 +321,8 @@ def test_league_verdicts_are_holm_adjusted_together():
 
 def test_league_vary_players_3_4_plays_each_table_size():
     axis = parse_vary("players=3,4")
-    ls = run_league("classic", ["random", "greedy"], vary=axis, games=100, seed=2,
-                    head_to_head=False, jobs=1, progress=False)
+    ls = run_league("classic", ["random", "greedy"], StudyOptions(games=100, jobs=1),
+                    vary=axis, seed=2, head_to_head=False)
     assert [lg.players for lg in ls.leagues] == [3, 4]
     for lg in ls.leagues:
         assert {r.cfg.players for r in lg.runs} == {lg.players}

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from test_cli import CLASSIC, assert_one_line_error, invoke
 
-from unosim.report.runs import load_run, run_config
+from unosim.report.runs import load_run
 from unosim.rules.config import load_config
 from unosim.run import (
     BadOptionError,
@@ -31,6 +31,8 @@ from unosim.run import (
     run_simulation,
 )
 from unosim.run.lock import LOCK_NAME
+from unosim.study import StudyOptions
+from unosim.study.runs import run_config
 
 RUN = ["--games", "300", "--jobs", "1", "-q"]
 
@@ -96,10 +98,10 @@ def test_compare_out_dir_inside_an_input_run_is_refused(tmp_path):
 def test_studies_do_not_run_with_force(tmp_path):
     """A run dir holding a run is refused unless the caller says --resume or --force."""
     cfg = load_config("classic")
-    run_config(cfg, games=200, seed=1, out=tmp_path / "r", jobs=1)
+    run_config(cfg, StudyOptions(jobs=1), games=200, seed=1, out=tmp_path / "r")
     before = tree(tmp_path / "r")
     with pytest.raises(OutDirError, match="not empty"):
-        run_config(cfg, games=300, seed=2, out=tmp_path / "r", jobs=1)
+        run_config(cfg, StudyOptions(jobs=1), games=300, seed=2, out=tmp_path / "r")
     assert tree(tmp_path / "r") == before
     r = invoke("sweep", CLASSIC, "--vary", "players=2,3", *RUN, "--out", str(tmp_path / "s"))
     assert r.exit_code == 0, r.output

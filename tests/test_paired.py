@@ -13,11 +13,12 @@ from unosim.analysis.estimates import METRIC_BY_KEY, estimate
 from unosim.analysis.paired import PairMoments, holm, paired_diff, tost_p, verdict
 from unosim.engine import batch as B
 from unosim.engine.state import alloc_state, compile_config
-from unosim.report.compare import run_comparison
 from unosim.rules.config import load_config
 from unosim.run import run_simulation
 from unosim.run.chunks import growing_plan
 from unosim.run.runner import run_lockstep, turns_half_width
+from unosim.study import StudyOptions
+from unosim.study.compare import run_comparison
 
 
 def _features_from_records(run_dir) -> np.ndarray:
@@ -58,8 +59,8 @@ def test_streamed_moments_equal_records(tmp_path) -> None:
 
 
 def test_identical_rule_sets_are_reported_identical() -> None:
-    cmp = run_comparison([load_config("classic"), load_config("classic_1992")], games=3_000,
-                         seeds=[5, 5], jobs=1)
+    cmp = run_comparison([load_config("classic"), load_config("classic_1992")],
+                         StudyOptions(games=3_000, jobs=1), seeds=[5, 5])
     assert cmp.identical == [False, True]
     assert cmp.decisions["turns_mean"][1].word == "identical"
     assert "identical" in cmp.verdicts[0][0] and "p =" not in cmp.verdicts[0][0]
@@ -69,7 +70,7 @@ def test_match_mode_pairs_by_ratio() -> None:
     """In match mode per-round means are ratios of per-match totals (delta method)."""
     a = load_config("classic", ["mode=match", "target=200"])
     b = load_config("stacking", ["mode=match", "target=200"])
-    cmp = run_comparison([a, b], games=400, seeds=[3, 3], jobs=1)
+    cmp = run_comparison([a, b], StudyOptions(games=400, jobs=1), seeds=[3, 3])
     d = cmp.diffs["turns_mean"][1]
     va = estimate(cmp.runs[0].aggregates, METRIC_BY_KEY["turns_mean"]).value
     vb = estimate(cmp.runs[1].aggregates, METRIC_BY_KEY["turns_mean"]).value
@@ -134,9 +135,9 @@ def test_precision_stops_within_one_chunk(backend: str, jobs: int) -> None:
 
 def test_compare_precision_is_deterministic() -> None:
     cfgs = [load_config("classic"), load_config("stacking")]
-    a = run_comparison(cfgs, games=500_000, seeds=[2, 2], precision=0.5, jobs=2,
-                       backend="loky")
-    b = run_comparison(cfgs, games=500_000, seeds=[2, 2], precision=0.5, jobs=1)
+    target = StudyOptions(precision=0.5, max_games=500_000)
+    a = run_comparison(cfgs, target.with_(jobs=2, backend="loky"), seeds=[2, 2])
+    b = run_comparison(cfgs, target.with_(jobs=1), seeds=[2, 2])
     assert a.stop == b.stop and a.stop is not None and a.stop["met"]
     da, db = a.diffs["turns_mean"][1], b.diffs["turns_mean"][1]
     assert da == db and da is not None and (da.high - da.low) / 2 <= 0.5

@@ -17,11 +17,14 @@ import pytest
 
 from unosim.engine.batch import simulate
 from unosim.engine.state import compile_config
-from unosim.report.compare import run_comparison, write_comparison
+from unosim.report.compare import write_comparison
 from unosim.report.render import Doc
 from unosim.report.run_report import write_report
-from unosim.report.sweep import parse_vary, run_sweep, write_sweep
+from unosim.report.sweep import parse_vary, write_sweep
 from unosim.rules.config import load_config
+from unosim.study import StudyOptions
+from unosim.study.compare import run_comparison
+from unosim.study.sweep import run_sweep
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 VOID = {"meta", "img", "br", "hr", "link", "input", "col", "area", "base", "source", "wbr"}
@@ -110,13 +113,13 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         agg, _ = simulate(compile_config(cfg), 1, 0, games)
         write_report(out / name, cfg, agg, {"seed": 1, "config_hash": "abc"})
         found[f"report-{name}"] = out / name / "report.html"
-    cmp = run_comparison([load_config("classic"), load_config("stacking")], games=1500,
-                         seeds=[1, 1], jobs=1)
+    cmp = run_comparison([load_config("classic"), load_config("stacking")],
+                         StudyOptions(games=1500, jobs=1), seeds=[1, 1])
     write_comparison(cmp, out / "compare", command="unosim compare classic stacking")
     found["compare"] = out / "compare" / "compare.html"
     sweep = run_sweep("classic", [parse_vary("players=2,3"),
                                   parse_vary("house_rules.jump_in=false,true")],
-                      games=300, jobs=1, overrides=["max_turns=500"])
+                      StudyOptions(games=300, jobs=1), overrides=["max_turns=500"])
     write_sweep(sweep, out / "sweep", command="unosim sweep classic --vary players=2,3")
     found["sweep"] = out / "sweep" / "sweep.html"
     return found

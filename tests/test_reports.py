@@ -23,10 +23,12 @@ from unosim.engine.state import compile_config
 from unosim.report import charts
 from unosim.report.comparison import compare_runs, run_label
 from unosim.report.run_report import write_report
-from unosim.report.runs import load_run, run_config
+from unosim.report.runs import load_run
 from unosim.report.sweep import VaryError, parse_vary
 from unosim.rules.config import load_config
 from unosim.rules.settings import describe_difference, rules_on
+from unosim.study import StudyOptions
+from unosim.study.runs import run_config
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -112,7 +114,7 @@ def test_labels_describe_rule_differences():
 
 def test_verdict_wording_longer_shorter_none():
     cfgs = [load_config(n) for n in ("classic", "draw_until_play", "jump_in")]
-    runs = [run_config(c, games=3000, seed=1, jobs=1) for c in cfgs]
+    runs = [run_config(c, StudyOptions(jobs=1), games=3000, seed=1) for c in cfgs]
     cmp = compare_runs(runs)
     longer, shorter = cmp.verdicts[0][0], cmp.verdicts[1][0]
     assert longer.startswith("Draw until you can play makes 4-player rounds ")
@@ -122,7 +124,8 @@ def test_verdict_wording_longer_shorter_none():
 
 
 def test_match_comparison_counts_matches():
-    runs = [run_config(load_config("match", [f"target={t}"]), games=60, seed=1, jobs=1)
+    runs = [run_config(load_config("match", [f"target={t}"]), StudyOptions(jobs=1), games=60,
+                       seed=1)
             for t in (500, 200)]
     cmp = compare_runs(runs)
     assert "match_rounds_mean" in cmp.values
@@ -172,7 +175,8 @@ def test_compare_identical_configs_different_seeds_not_decided(tmp_path):
 
 
 def test_run_dir_of_an_older_version_loads_without_intervals(tmp_path):
-    run = run_config(load_config("classic"), games=300, seed=1, jobs=1, out=tmp_path / "r")
+    run = run_config(load_config("classic"), StudyOptions(jobs=1), games=300, seed=1,
+                     out=tmp_path / "r")
     with np.load(tmp_path / "r" / "aggregates.npz") as z:
         old = {k: z[k] for k in z.files if k != "sums_sq"}
     np.savez(tmp_path / "r" / "aggregates.npz", **old)

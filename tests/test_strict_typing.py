@@ -1,4 +1,4 @@
-"""`make typecheck` holds rules/ and analysis/ to every flag of ``mypy --strict``.
+"""`make typecheck` holds rules/, analysis/ and study/ to every flag of ``mypy --strict``.
 
 mypy cannot take ``strict = true`` per module (it turns strict mode on for the
 whole package), so pyproject.toml lists the flags; this keeps that list equal
@@ -14,7 +14,8 @@ from mypy.main import define_options
 
 import unosim
 
-STRICT_MODULES = {"unosim.rules", "unosim.rules.*", "unosim.analysis", "unosim.analysis.*"}
+STRICT_MODULES = {"unosim.rules", "unosim.rules.*", "unosim.analysis", "unosim.analysis.*",
+                  "unosim.study", "unosim.study.*"}
 
 
 def test_strict_modules_get_every_strict_flag() -> None:

@@ -21,16 +21,17 @@ from test_cli import CLASSIC, assert_one_line_error, invoke
 
 import unosim.report.sweep as sw
 from unosim.analysis.trend import linear_trend
-from unosim.report.compare import run_comparison
 from unosim.report.comparison import comparison_table
 from unosim.report.sweep import (
     VaryError,
     default_baseline,
     parse_baseline,
     parse_vary,
-    run_sweep,
     write_sweep,
 )
+from unosim.study import StudyOptions
+from unosim.study.compare import run_comparison
+from unosim.study.sweep import run_sweep
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 GAMES = 1500
@@ -41,7 +42,7 @@ def jump_in() -> sw.Sweep:
     """players 3, 4 × jump-in off, on: jump-in shortens rounds a lot (about 12%)."""
     return run_sweep("classic", [parse_vary("players=3,4"),
                                  parse_vary("house_rules.jump_in=false,true")],
-                     games=GAMES, seed=3, jobs=1)
+                     StudyOptions(games=GAMES, jobs=1), seed=3)
 
 
 # --- the trend ------------------------------------------------------------------------
@@ -116,7 +117,7 @@ def test_each_cell_is_paired_with_its_baseline_cell(jump_in: sw.Sweep):
 
 def test_a_cell_effect_is_what_compare_finds_for_the_same_configs(jump_in: sw.Sweep):
     base, cell = jump_in.cells[2], jump_in.cells[3]
-    cmp = run_comparison([base.cfg, cell.cfg], games=GAMES, seeds=[3, 3], jobs=1)
+    cmp = run_comparison([base.cfg, cell.cfg], StudyOptions(games=GAMES, jobs=1), seeds=[3, 3])
     g, k = jump_in.place(3)
     for key in ("turns_mean", "first_player_win_rate", "drawn_mean"):
         a, b = cmp.diffs[key][1], g.cmp.diffs[key][k]
@@ -169,7 +170,7 @@ def test_written_sweep_opens_with_the_answer(jump_in: sw.Sweep, tmp_path: Path):
 
 def test_categorical_key_is_drawn_as_dots_never_lines(tmp_path: Path, monkeypatch):
     s = run_sweep("classic", [parse_vary("edition=classic,disney100,classic_1992")],
-                  games=600, seed=1, jobs=1)
+                  StudyOptions(games=600, jobs=1), seed=1)
     assert s.baseline == (0, 0)
 
     def no_line(*_a, **_k):
@@ -182,7 +183,8 @@ def test_categorical_key_is_drawn_as_dots_never_lines(tmp_path: Path, monkeypatc
 
 
 def test_numeric_key_gets_a_trend_with_its_linearity_verdict(tmp_path: Path):
-    s = run_sweep("classic", [parse_vary("players=2..5")], games=600, seed=1, jobs=1)
+    s = run_sweep("classic", [parse_vary("players=2..5")], StudyOptions(games=600, jobs=1),
+                  seed=1)
     assert s.answers()[0].startswith("Changing number of players from 2 ")
     write_sweep(s, tmp_path)
     md = (tmp_path / "sweep.md").read_text()

@@ -13,7 +13,7 @@ returning result objects like `Result`. See ``docs/python.md``.
 
 Every public function runs in one frame (`_api_call`): games, seeds and caps
 are checked against the CLI's limits before anything runs, a study's ``out``
-goes through the CLI's out-dir checks and manifest (`unosim.report.runs.study_dir`),
+goes through the CLI's out-dir checks and manifest (`unosim.study.runs.study_dir`),
 and the temporary file a mapping config is read from is removed when the
 call returns.
 """
@@ -36,7 +36,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from unosim.rules.config import GameConfig, load_config
-from unosim.rules.limits import DEFAULT_MAX_GAMES
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -46,6 +45,7 @@ if TYPE_CHECKING:
     from unosim.report.league import LeagueSet
     from unosim.report.screen import Screen
     from unosim.report.sweep import Sweep
+    from unosim.study import StudyOptions
 
 __all__ = ["Interval", "Result", "compare", "config", "league", "run", "screen", "sweep"]
 
@@ -167,34 +167,22 @@ def _as_file(data: Mapping[str, Any], stem: str) -> Path:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _api_call(study: Callable[[dict[str, Any]], dict[str, Any]] | None = None
-              ) -> Callable[[F], F]:
+def _api_call(func: F) -> F:
     """The frame of a public function: limits first, temporary files removed after.
 
-    ``study`` makes it a study's: given the call's arguments, it returns the
-    study's identity (`unosim.report.runs.study_identity`), and an ``out``
-    is then checked, locked and recorded exactly as the CLI's ``--out`` is
-    (``resume``, ``force`` and ``reuse`` where the function takes them).
+    A study's ``out`` is checked, locked and recorded by the study itself
+    (`unosim.study.runs.study_dir`), exactly as the CLI's ``--out`` is.
     """
-    def wrap(func: F) -> F:
-        signature = inspect.signature(func)
+    signature = inspect.signature(func)
 
-        @functools.wraps(func)
-        def call(*args: Any, **kwargs: Any) -> Any:
-            bound = signature.bind(*args, **kwargs)
-            bound.apply_defaults()
-            a = bound.arguments
-            _check_arguments(a)
-            with _scratch_files(), contextlib.ExitStack() as held:
-                if study is not None and a.get("out") is not None:
-                    from unosim.report.runs import study_dir
-
-                    held.enter_context(study_dir(
-                        Path(a["out"]), study(a), resume=a.get("resume", False),
-                        force=a.get("force", False), reuse=a.get("reuse", False)))
-                return func(*args, **kwargs)
-        return call  # type: ignore[return-value]
-    return wrap
+    @functools.wraps(func)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        _check_arguments(bound.arguments)
+        with _scratch_files():
+            return func(*args, **kwargs)
+    return call  # type: ignore[return-value]
 
 
 def _check_arguments(a: Mapping[str, Any]) -> None:
@@ -357,7 +345,7 @@ def _nan(*values: float | None) -> tuple[float, ...]:
     return tuple(float("nan") if v is None else float(v) for v in values)
 
 
-@_api_call()
+@_api_call
 def run(config: str | Path | Mapping[str, Any] | GameConfig, games: int | None = None,
         seed: int | None = 1, precision: float | None = None,
         set: Mapping[str, Any] | None = None,  # noqa: A002 (named as the CLI's --set)
@@ -377,37 +365,30 @@ def run(config: str | Path | Mapping[str, Any] | GameConfig, games: int | None =
     one, then). ``jobs`` defaults to one process for small runs, else all
     cores.
     """
-    from unosim.analysis.summary import summarize_run
-    from unosim.run import run_simulation
+    from unosim.study.simulate import simulate
 
     cfg = _config(config, set)
-    n = _games_cap(games, precision, max_games, cfg.games)
+    opts = _options(games, precision, max_games, jobs=jobs, resume=resume, force=force,
+                    backend=backend, chunk_size=chunk_size, progress=progress)
     if records and out is None:
         out = tempfile.mkdtemp(prefix=f"unosim-{cfg.name[:40]}-")
-    r = run_simulation(cfg, games=n, seed=cfg.seed if seed is None else seed, jobs=jobs,
-                       out=out, records=records, resume=resume, force=force, backend=backend,
-                       chunk_size=chunk_size, progress=progress,
-                       precision=None if precision is None else float(precision))
-    summary = summarize_run(r)
-    return Result(r.cfg, r.seed, r.games, r.aggregates, summary, r.out,
+    done = simulate(cfg, opts, seed=seed, out=None if out is None else Path(out),
+                    records=records)
+    r = done.result
+    return Result(r.cfg, r.seed, r.games, r.aggregates, done.summary, r.out,
                   getattr(r, "stop", None), r.elapsed)
 
 
 _config = config  # `run` takes a parameter named config
 
 
-def _games_cap(games: int | None, precision: float | None, max_games: int | None,
-               default: int) -> int:
-    """The games to run: ``games``, or the cap of a precision run."""
-    if precision is None:
-        if max_games is not None:
-            raise ValueError("max_games caps a precision run; use games for a fixed count")
-        return default if games is None else games
-    if games is not None:
-        raise ValueError("give games or precision, not both (max_games caps precision)")
-    if not 0 < precision < math.inf:
-        raise ValueError(f"precision must be a number above 0, not {precision!r}")
-    return DEFAULT_MAX_GAMES if max_games is None else max_games
+def _options(games: int | None, precision: float | None, max_games: int | None,
+             margins: Mapping[str, str | float] | None = None, **runner: Any) -> StudyOptions:
+    """The study's one options value from a function's arguments (the CLI's rules)."""
+    from unosim.study import StudyOptions
+
+    return StudyOptions(games=games, precision=None if precision is None else float(precision),
+                        max_games=max_games, margins=_margins(margins), **runner)
 
 
 def _margins(margins: Mapping[str, str | float] | None) -> dict[str, Any]:
@@ -423,17 +404,7 @@ def _margins(margins: Mapping[str, str | float] | None) -> dict[str, Any]:
     return out
 
 
-def _compare_identity(a: dict[str, Any]) -> dict[str, Any]:
-    from unosim.report.runs import study_identity
-
-    cfgs = [_config(c, a["set"]) for c in a["configs"]]
-    return study_identity("compare", configs=cfgs, seeds=[a["seed"]] * len(cfgs),
-                          games=_games_cap(a["games"], a["precision"], a["max_games"],
-                                           cfgs[0].games if cfgs else 1),
-                          precision=a["precision"])
-
-
-@_api_call(_compare_identity)
+@_api_call
 def compare(configs: Sequence[str | Path | Mapping[str, Any] | GameConfig],
             games: int | None = None, seed: int = 1, precision: float | None = None,
             set: Mapping[str, Any] | None = None,  # noqa: A002 (named as the CLI's --set)
@@ -452,20 +423,20 @@ def compare(configs: Sequence[str | Path | Mapping[str, Any] | GameConfig],
     empty, or hold a study that ``resume``, ``force`` or ``reuse`` may use, as
     with ``unosim compare --out``.
     """
-    from unosim.report.compare import run_comparison, write_comparison
     from unosim.report.labels import difference_labels
+    from unosim.study.compare import compare as run_compare
 
+    opts = _options(games, precision, max_games, margins, jobs=jobs, resume=resume,
+                    force=force, reuse=reuse, backend=backend, progress=progress)
     cfgs = [_config(c, set) for c in configs]
     if len(cfgs) < 2:
         raise ValueError("compare needs at least two configs")
-    n = _games_cap(games, precision, max_games, cfgs[0].games)
-    cmp = run_comparison(cfgs, games=n, seeds=[seed] * len(cfgs), out=out, jobs=jobs,
-                         reuse=reuse, resume=resume, force=force, precision=precision,
-                         margins=_margins(margins), labels=difference_labels(cfgs),
-                         progress=progress, backend=backend)
-    if out is not None:
-        write_comparison(cmp, out)
-    return cmp
+    return run_compare(cfgs, opts, seeds=[seed] * len(cfgs), out=_out(out),
+                       labels=difference_labels(cfgs))[0]
+
+
+def _out(out: str | Path | None) -> Path | None:
+    return None if out is None else Path(out)
 
 
 def _axes(vary: Mapping[str, Any]) -> list[Any]:
@@ -476,21 +447,7 @@ def _axes(vary: Mapping[str, Any]) -> list[Any]:
             for k, v in vary.items()]
 
 
-def _sweep_identity(a: dict[str, Any]) -> dict[str, Any]:
-    from unosim.report.grid import default_baseline, parse_baseline
-    from unosim.report.runs import study_identity
-
-    axes = _axes(a["vary"])
-    cfg = _config(a["config"], a["set"])
-    baseline = (parse_baseline(a["baseline"], axes) if a["baseline"] is not None
-                else default_baseline(axes) if axes else None)
-    return study_identity("sweep", config=cfg, axes=axes, baseline=baseline,
-                          games=_games_cap(a["games"], a["precision"], a["max_games"],
-                                           cfg.games),
-                          seed=a["seed"], precision=a["precision"])
-
-
-@_api_call(_sweep_identity)
+@_api_call
 def sweep(config: str | Path | Mapping[str, Any] | GameConfig,
           vary: Mapping[str, Any], baseline: str | None = None, games: int | None = None,
           seed: int = 1, precision: float | None = None,
@@ -507,31 +464,17 @@ def sweep(config: str | Path | Mapping[str, Any] | GameConfig,
     `unosim.report.sweep.Sweep`: ``.table()`` and ``.answers()``. ``out``,
     ``resume``, ``force`` and ``reuse`` are ``unosim sweep``'s.
     """
-    from unosim.report.sweep import run_sweep, write_sweep
+    from unosim.study.sweep import sweep as run_sweep
 
+    opts = _options(games, precision, max_games, margins, jobs=jobs, resume=resume,
+                    force=force, reuse=reuse, backend=backend, progress=progress)
     axes = _axes(vary)
     cfg = _config(config, set)
-    n = _games_cap(games, precision, max_games, cfg.games)
     path = _as_file(cfg.model_dump(mode="json"), cfg.name)
-    sw = run_sweep(path, axes, games=n, seed=seed, out=out, jobs=jobs, baseline=baseline,
-                   reuse=reuse, resume=resume, force=force, precision=precision,
-                   margins=_margins(margins), progress=progress, backend=backend)
-    if out is not None:
-        write_sweep(sw, out)
-    return sw
+    return run_sweep(path, axes, opts, baseline=baseline, seed=seed, out=_out(out))[0]
 
 
-def _screen_identity(a: dict[str, Any]) -> dict[str, Any]:
-    from unosim.report.screen import parse_factors
-    from unosim.study.screen import screen_identity
-
-    cfg = _config(a["config"], a["set"])
-    return screen_identity(cfg, parse_factors(a["factors"]), a["resolution"],
-                           _games_cap(a["games"], a["precision"], a["max_games"], cfg.games),
-                           a["seed"], a["precision"])
-
-
-@_api_call(_screen_identity)
+@_api_call
 def screen(config: str | Path | Mapping[str, Any] | GameConfig,
            factors: str | Sequence[str], resolution: int | str = "full",
            games: int | None = None, seed: int = 1, precision: float | None = None,
@@ -548,20 +491,16 @@ def screen(config: str | Path | Mapping[str, Any] | GameConfig,
     (the ranked effect chart) and ``.design`` (runs, resolution, aliases).
     ``out``, ``resume``, ``force`` and ``reuse`` are ``unosim screen``'s.
     """
-    from unosim.report.screen import parse_factors, write_screen
-    from unosim.study.screen import run_screen
+    from unosim.report.screen import parse_factors
+    from unosim.study.screen import screen as run_screen
 
+    opts = _options(games, precision, max_games, margins, jobs=jobs, resume=resume,
+                    force=force, reuse=reuse, backend=backend, progress=progress)
     cfg = _config(config, set)
-    n = _games_cap(games, precision, max_games, cfg.games)
     path = _as_file(cfg.model_dump(mode="json"), cfg.name)
     res = resolution if resolution == "full" else int(resolution)
-    scr = run_screen(path, parse_factors(factors), resolution=res, games=n, seed=seed,
-                     out=out, precision=precision, margins=_margins(margins), reuse=reuse,
-                     resume=resume, force=force, jobs=jobs, progress=progress,
-                     backend=backend)
-    if out is not None:
-        write_screen(scr, out)
-    return scr
+    return run_screen(path, parse_factors(factors), opts, resolution=res, seed=seed,
+                      out=_out(out))[0]
 
 
 def _vary_text(values: Any) -> str:
@@ -569,19 +508,7 @@ def _vary_text(values: Any) -> str:
     return ",".join(json.dumps(v) for v in values)
 
 
-def _league_identity(a: dict[str, Any]) -> dict[str, Any]:
-    from unosim.report.runs import study_identity
-
-    cfg = _config(a["config"], a["set"])
-    return study_identity("league", config=cfg, policies=list(a["policies"]),
-                          players=a["players"], vary=_axes(a["vary"] or {}),
-                          head_to_head=a["head_to_head"],
-                          games=_games_cap(a["games"], a["precision"], a["max_games"],
-                                           cfg.games),
-                          seed=a["seed"], precision=a["precision"])
-
-
-@_api_call(_league_identity)
+@_api_call
 def league(policies: Sequence[str | Mapping[str, Any]],
            config: str | Path | Mapping[str, Any] | GameConfig = "classic",
            players: int | None = None, games: int | None = None, seed: int = 1,
@@ -600,24 +527,17 @@ def league(policies: Sequence[str | Mapping[str, Any]],
     ``.spread()``), ``.table()`` (tidy) and ``.verdicts()``. With ``out`` the
     runs and the report (league.md/.html/.csv/.parquet, charts) are written there.
     """
-    from unosim.report.grid import parse_vary
-    from unosim.report.league import refuse_seat_keys, run_league, write_league
+    from unosim.study.league import league as run_league
+    from unosim.study.league import refuse_seat_keys
 
     refuse_seat_keys([str(k) for k in (set or {})], "set")
     refuse_seat_keys([str(k) for k in (vary or {})], "vary")
     if vary is not None and len(vary) != 1:
         raise ValueError("vary takes one key (one league per value)")
-    axis = (None if vary is None else
-            [parse_vary(f"{k}={v if isinstance(v, str) else _vary_text(v)}")
-             for k, v in vary.items()][0])
+    axis = None if vary is None else _axes(vary)[0]
+    opts = _options(games, precision, max_games, jobs=jobs, backend=backend,
+                    progress=progress)
     cfg = _config(config, set)
-    n = _games_cap(games, precision, max_games, cfg.games)
     path = _as_file(cfg.model_dump(mode="json"), cfg.name)
-    ls = run_league(path, list(policies), players=players, vary=axis,
-                    games=None if precision is not None else n, seed=seed,
-                    precision=precision, max_games=n if precision is not None else None,
-                    head_to_head=head_to_head, out=out, jobs=jobs, progress=progress,
-                    backend=backend)
-    if out is not None:
-        write_league(ls, out)
-    return ls
+    return run_league(path, list(policies), opts, players=players, vary=axis, seed=seed,
+                      head_to_head=head_to_head, out=_out(out))[0]

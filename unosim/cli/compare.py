@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import click
 
 from unosim.cli import options
-from unosim.cli.console import CliError, Command, compile_engines, info, warn
+from unosim.cli.console import Command, compile_engines, info, warn
 
 
 @click.command("compare", cls=Command)
@@ -39,55 +38,32 @@ def compare_cmd(configs: tuple[str, ...], games: int | None, seed: int | None,
     finished runs that match). The default OUT is runs/compare-NAMES-HASH, HASH
     short for what is compared, so another --games or --precision gets its own.
     """
-    from unosim.report.compare import run_comparison, write_comparison
     from unosim.report.labels import difference_labels
-    from unosim.report.runs import default_out, load_run, study_dir, study_identity
+    from unosim.study import compare as study
+    from unosim.study.runs import default_out
 
     if len(configs) < 2:
         raise click.UsageError("compare needs at least two configs (A.yaml B.yaml ...)")
-    games, cap = options.games_and_cap(games, precision, max_games)
-    margin_map = options.parse_margins(margins)
-    cfgs: list[Any] = []
-    seeds: list[int] = []
-    prebuilt: dict[int, Any] = {}
-    for i, arg in enumerate(configs):
-        if Path(arg).is_dir():
-            try:
-                run = load_run(arg)
-            except ValueError as exc:
-                raise CliError(exc) from None
-            if overrides:
-                warn(f"--set does not apply to the finished run in {arg}")
-            prebuilt[i] = run
-            cfgs.append(run.cfg)
-            seeds.append(run.seed)
-        else:
-            cfg = options.load(arg, overrides)
-            cfgs.append(cfg)
-            seeds.append(cfg.seed if seed is None else seed)
-    fresh = [c for i, c in enumerate(cfgs) if i not in prebuilt]
-    n_games = cap if cap is not None else games if games is not None else (
-        fresh[0].games if fresh else 0)
-    identity = study_identity("compare", seeds=seeds, games=n_games, precision=precision,
-                              configs=[prebuilt.get(i, c) for i, c in enumerate(cfgs)])
+    text = fmt == "text"
+    opts = options.study_options(games, precision, max_games, margins=margins, jobs=jobs,
+                                 backend=backend, scheduler=scheduler, reuse=reuse,
+                                 resume=resume, force=force, progress=not quiet and text)
+    cfgs, seeds, prebuilt = study.inputs(configs, overrides, seed, warn)
+    identity = study.identity(cfgs, seeds, opts, prebuilt)
     out_dir = Path(out) if out is not None else default_out(
         "compare-" + "-vs-".join(c.name for c in cfgs), identity)
-    text = fmt == "text"
+    n_games = identity["games"]
     info(quiet or not text, f"comparing {len(cfgs)} configs, "
          + (f"until the paired interval is ±{precision:g} (at most {n_games:,} games)"
             if precision is not None else f"{n_games:,} games each") + f" -> {out_dir}")
-    with study_dir(out_dir, identity, resume=resume, force=force, reuse=reuse,
-                   inputs=[r.out for r in prebuilt.values()], warn=warn):
-        compile_engines(fresh, quiet or not text)  # here, once, before any worker starts
-        cmp = run_comparison(cfgs, games=n_games, seeds=seeds, out=out_dir, jobs=jobs,
-                             reuse=reuse, resume=resume, force=force,
-                             progress=not quiet and text, prebuilt=prebuilt, on_warning=warn,
-                             backend=backend, scheduler=scheduler, precision=precision,
-                             margins=margin_map, labels=difference_labels(cfgs))
-        cmd = options.command_line("compare", list(configs), [
-            ("--games", games), ("--precision", precision), ("--max-games", max_games),
-            ("--seed", seed), ("--set", overrides), ("--margin", margins), ("--out", out_dir)])
-        paths = write_comparison(cmp, out_dir, command=cmd)
+    cmd = options.command_line("compare", list(configs), [
+        ("--games", games), ("--precision", precision), ("--max-games", max_games),
+        ("--seed", seed), ("--set", overrides), ("--margin", margins), ("--out", out_dir)])
+    cmp, paths = study.compare(
+        cfgs, opts, seeds=seeds, out=out_dir, prebuilt=prebuilt,
+        labels=difference_labels(cfgs), command=cmd, study=identity,
+        # here, once, before any worker starts
+        prepare=lambda fresh: compile_engines(fresh, quiet or not text))
     if not text:
         click.echo(json.dumps({
             "out": str(out_dir), "report": str(paths[1]), "labels": cmp.labels,

@@ -227,6 +227,7 @@ _EXPECTED = (("unosim.rules.errors", "ConfigError"), ("unosim.rules.cards", "Car
              ("unosim.run.errors", "RunError"), ("unosim.report.grid", "VaryError"),
              ("unosim.engine.plugins", "PluginError"),
              ("unosim.engine.plugins", "PluginActionError"),
+             ("unosim.study.options", "StudyError"),
              ("unosim.report.screen", "FactorError"),
              ("unosim.analysis.factorial", "DesignError"))
 

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from unosim.cli import options
-from unosim.cli.console import CliError, Command, compile_engines, info, warn
+from unosim.cli.console import Command, compile_engines, info
 
 
 def _policy(text: str) -> Any:
@@ -19,28 +19,6 @@ def _policy(text: str) -> Any:
     from unosim.rules.yamlio import parse_yaml
 
     return parse_yaml(text, "POLICY")
-
-
-def _tables(config: str, overrides: tuple[str, ...], axis: Any, seats: list[Any],
-            players: int | None, head_to_head: bool) -> list[Any]:
-    """A config per seating of the league's tables (and head-to-head pairs): which
-    engine variants it runs (a variant depends on which policies sit, not where)."""
-    from unosim.analysis.seating import seatings
-    from unosim.report.grid import build_cells
-    from unosim.report.league import _with_seats as with_seats
-    from unosim.rules.errors import ConfigError
-
-    bases = ([c.cfg for c in build_cells(config, [axis], overrides)] if axis is not None
-             else [options.load(config, overrides)])
-    cfgs = []
-    for base in bases:
-        for n in dict.fromkeys([players or base.players, *([2] if head_to_head else [])]):
-            try:
-                cfgs += [with_seats(base, seats, row, n, "compile")
-                         for row in seatings(len(seats), n, base.seed)]
-            except ConfigError:  # the league says why (e.g. no 2-player table)
-                continue
-    return cfgs
 
 
 @click.command("league", cls=Command)
@@ -86,45 +64,33 @@ def league_cmd(policies: tuple[str, ...], config: str, players: int | None, vary
     not empty needs --resume, --force or --reuse.
     """
     from unosim.report.grid import parse_vary
-    from unosim.report.league import LeagueError, check_options, run_league, write_league
-    from unosim.report.runs import default_out, study_dir, study_identity
+    from unosim.study import league as study
+    from unosim.study.runs import default_out
 
-    games, cap = options.games_and_cap(games, precision, max_games)
+    text = fmt == "text"
+    opts = options.study_options(games, precision, max_games, jobs=jobs, backend=backend,
+                                 scheduler=scheduler, reuse=reuse, resume=resume, force=force,
+                                 progress=not quiet and text)
     if len(policies) < 2:
         raise click.UsageError("a league needs at least two policies")
     axis = parse_vary(vary) if vary is not None else None
-    try:
-        check_options(players, overrides, axis)  # before the out dir is touched
-    except LeagueError as exc:
-        raise CliError(exc) from None
+    study.check_options(players, overrides, axis)  # before the out dir is touched
     seats = [_policy(p) for p in policies]
-    base = options.load(config, overrides)
-    identity = study_identity("league", config=base, policies=seats, players=players,
-                              vary=[axis] if axis else [], head_to_head=head_to_head,
-                              games=cap or games or base.games,
-                              seed=base.seed if seed is None else seed, precision=precision)
+    identity = study.identity(options.load(config, overrides), seats, opts, players=players,
+                              vary=axis, head_to_head=head_to_head, seed=seed)
     out_dir = Path(out) if out is not None else default_out(
         "league-" + "-".join(policies), identity)
-    text = fmt == "text"
-    with study_dir(out_dir, identity, resume=resume, force=force, reuse=reuse, warn=warn):
-        try:
-            # the tables' engines here, once, before any worker starts
-            compile_engines(_tables(config, overrides, axis, seats, players, head_to_head),
-                            quiet or not text)
-            ls = run_league(config, seats, players=players, overrides=overrides, vary=axis,
-                            games=games, seed=seed, precision=precision, max_games=cap,
-                            head_to_head=head_to_head, out=out_dir, reuse=reuse,
-                            resume=resume, force=force, jobs=jobs, backend=backend,
-                            scheduler=scheduler, progress=not quiet and text,
-                            on_warning=warn, on_stage=lambda m: info(quiet or not text, m))
-        except LeagueError as exc:
-            raise CliError(exc) from None
-        cmd = options.command_line("league", list(policies), [
-            ("--config", config), ("--players", players), ("--vary", vary),
-            ("--no-head-to-head", not head_to_head), ("--games", games),
-            ("--precision", precision), ("--max-games", max_games), ("--seed", seed),
-            ("--set", overrides), ("--out", out_dir)])
-        paths = write_league(ls, out_dir, command=cmd)
+    cmd = options.command_line("league", list(policies), [
+        ("--config", config), ("--players", players), ("--vary", vary),
+        ("--no-head-to-head", not head_to_head), ("--games", games),
+        ("--precision", precision), ("--max-games", max_games), ("--seed", seed),
+        ("--set", overrides), ("--out", out_dir)])
+    ls, paths = study.league(
+        config, seats, opts, players=players, overrides=overrides, vary=axis, seed=seed,
+        head_to_head=head_to_head, out=out_dir, command=cmd, study=identity,
+        on_stage=lambda m: info(quiet or not text, m),
+        # the tables' engines here, once, before any worker starts
+        prepare=lambda cfgs: compile_engines(cfgs, quiet or not text))
     if not text:
         click.echo(json.dumps({**ls.to_json(), "out": str(out_dir), "report": str(paths[1]),
                                "table": json.loads(ls.table().to_json(orient="records"))},

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from click.shell_completion import CompletionItem
 
 from unosim.rules.limits import DEFAULT_MAX_GAMES, MAX_GAMES, MAX_SEED
+
+if TYPE_CHECKING:
+    from unosim.study import StudyOptions
 
 __all__ = [
     "BACKENDS",
@@ -43,6 +46,7 @@ __all__ = [
     "reuse",
     "scheduler",
     "seed",
+    "study_options",
     "study",
 ]
 
@@ -261,16 +265,28 @@ def parse_margins(specs: tuple[str, ...]) -> dict[str, Any]:
 
 def games_and_cap(games: int | None, precision_: float | None,
                   max_games_: int | None) -> tuple[int | None, int | None]:
-    """(games, cap): ``--games`` and ``--precision`` exclude each other, and
-    ``--max-games`` only caps a precision target (default `DEFAULT_MAX_GAMES`)."""
-    if precision_ is None:
-        if max_games_ is not None:
-            raise click.UsageError("--max-games caps --precision; use --games for a fixed count")
-        return games, None
-    if games is not None:
-        raise click.UsageError("give --games or --precision, not both "
-                               "(--max-games caps a precision run)")
-    return None, DEFAULT_MAX_GAMES if max_games_ is None else max_games_
+    """(games, cap): the study's games-or-precision rule (`unosim.study.options.games_and_cap`),
+    its refusal a usage error naming the options."""
+    from unosim.study.options import GamesError
+    from unosim.study.options import games_and_cap as rule
+
+    try:
+        return rule(games, precision_, max_games_, spell=lambda n: "--" + n.replace("_", "-"))
+    except GamesError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+def study_options(games: int | None, precision_: float | None, max_games_: int | None, *,
+                  margins: tuple[str, ...] = (), **runner: Any) -> StudyOptions:
+    """The study's one options value (`unosim.study.StudyOptions`) from a command's
+    options: games or precision checked (a usage error), margins parsed, warnings to
+    stderr; ``runner`` holds the rest (jobs, backend, resume, progress, ...)."""
+    from unosim.cli.console import warn
+    from unosim.study import StudyOptions
+
+    games_and_cap(games, precision_, max_games_)
+    return StudyOptions(games=games, precision=precision_, max_games=max_games_,
+                        margins=parse_margins(margins), on_warning=warn, **runner)
 
 
 def load(config: str, overrides: tuple[str, ...]) -> Any:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -15,8 +15,10 @@ from unosim.cli.console import (
     compile_engine,
     compile_notice,
     few_collections,
-    warn,
 )
+
+if TYPE_CHECKING:
+    from unosim.study import StudyOptions
 
 
 @click.command("run", cls=Command)
@@ -53,68 +55,48 @@ def run_cmd(config: str, games: int | None, precision: float | None, max_games: 
     wrote; a directory holding no run is never cleared).
     """
     with few_collections():  # imports, loading and the report; the games collect
-        _run(config, games, precision, max_games, seed, out, overrides, jobs, records,
-             resume, force, quiet, backend, scheduler, chunk_size, fmt, no_report)
+        opts = options.study_options(games, precision, max_games, jobs=jobs, backend=backend,
+                                     scheduler=scheduler, chunk_size=chunk_size,
+                                     resume=resume, force=force, progress=not quiet)
+        _run(config, opts, seed, out, overrides, records, quiet, fmt, no_report)
 
 
-def _run(config: str, games: int | None, precision: float | None, max_games: int | None,
-         seed: int | None, out: str | None, overrides: tuple[str, ...], jobs: int | None,
-         records: bool, resume: bool, force: bool, quiet: bool, backend: str,
-         scheduler: str | None, chunk_size: int | None, fmt: str, no_report: bool) -> None:
+def _run(config: str, opts: StudyOptions, seed: int | None, out: str | None,
+         overrides: tuple[str, ...], records: bool, quiet: bool, fmt: str,
+         no_report: bool) -> None:
     from unosim.report.labels import variant_name
-    from unosim.report.runs import default_run_out
-    from unosim.rules.plugins import is_plugin_name
-    from unosim.run import check_run_dir, lock_out_dir, record_outputs, run_simulation
+    from unosim.study.runs import default_run_out
+    from unosim.study.simulate import Simulated, simulate
 
-    games, cap = options.games_and_cap(games, precision, max_games)
     cfg = options.load(config, overrides)
     if overrides:
         cfg = cfg.model_copy(update={"name": variant_name(cfg.name, overrides)})
-    games = cap if cap is not None else cfg.games if games is None else games
     seed = cfg.seed if seed is None else seed
-    out_dir = Path(out) if out is not None else default_run_out(cfg, seed=seed, games=games,
-                                                                precision=precision)
+    out_dir = Path(out) if out is not None else default_run_out(
+        cfg, seed=seed, games=opts.games_for(cfg.games), precision=opts.precision)
     text = fmt == "text"
-    # The precision target goes to the runner only when given (games is then its cap).
-    target: dict[str, Any] = {} if precision is None else {"precision": precision}
-    with lock_out_dir(out_dir, warn):  # held until the report is written
-        compiled_s = 0.0
-        if any(is_plugin_name(p) for p in cfg.seat_policies) or scheduler:
-            compile_notice(quiet)  # the façade, or workers on other machines, compile
-        else:
-            # a refused out dir is refused before a first run's compilation
-            check_run_dir(cfg, games=games, seed=seed, out=out_dir, resume=resume, force=force,
-                          records=records, chunk_size=chunk_size, precision=precision)
-            # compiled here, before any worker starts: they only load it, and the
-            # simulation's time is reported apart from the compilation's
-            from unosim.engine.state import compile_config
 
-            compiled_s = compile_engine(compile_config(cfg), quiet)
-        with collecting():
-            result = run_simulation(cfg, games=games, seed=seed, jobs=jobs, out=out_dir,
-                                    records=records, resume=resume, force=force,
-                                    backend=backend, scheduler=scheduler,
-                                    chunk_size=chunk_size, progress=not quiet,
-                                    on_warning=warn, **target)
-        from unosim.analysis.summary import format_text, summarize_run  # scipy: games done
+    def said(done: Simulated) -> None:
+        if not text:
+            return
+        from unosim.analysis.summary import format_text
 
-        summary = summarize_run(result)
-        if text:
-            click.echo(format_text(summary), nl=False)
-            click.echo(timing_line(compiled_s, result.elapsed, result.rounds_run))
-            note = f"  written to        {out_dir}/summary.json"
-            if result.chunks_reused:
-                note += f" ({result.chunks_reused} of {result.chunks_total} chunks reused)"
-            click.echo(note)
-        report = None
-        if not no_report:
-            from unosim.report.run_report import write_report
+        result = done.result
+        click.echo(format_text(done.summary), nl=False)
+        click.echo(timing_line(done.compiled_s, result.elapsed, result.rounds_run))
+        note = f"  written to        {out_dir}/summary.json"
+        if result.chunks_reused:
+            note += f" ({result.chunks_reused} of {result.chunks_total} chunks reused)"
+        click.echo(note)
 
-            # listed in run.json, so that --force removes them with the run
-            record_outputs(out_dir, write_report(out_dir, cfg, result.aggregates, summary))
-            report = out_dir / "report.html"
-            if text:
-                click.echo(f"  report            {report} (and report.md, charts)")
+    done = simulate(cfg, opts, seed=seed, out=out_dir, records=records, report=not no_report,
+                    compile_engine=lambda cc: compile_engine(cc, quiet),
+                    notice=lambda: compile_notice(quiet),
+                    on_summary=said, running=collecting)
+    result, summary, report, compiled_s = (done.result, done.summary, done.report,
+                                           done.compiled_s)
+    if report is not None and text:
+        click.echo(f"  report            {report} (and report.md, charts)")
     if not text:
         click.echo(json.dumps({
             "out": str(out_dir),

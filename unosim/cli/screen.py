@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from unosim.cli import options
-from unosim.cli.console import Command, compile_engines, info, warn
+from unosim.cli.console import Command, compile_engines, info
 
 
 @click.command("screen", cls=Command)
@@ -43,39 +43,35 @@ def screen_cmd(config: str, factors: str, resolution: str, games: int | None,
     first), screen.csv/.parquet and charts into OUT (default
     runs/screen-NAME-HASH); --resume continues an interrupted screen.
     """
-    from unosim.analysis.factorial import design
-    from unosim.report.runs import default_out, study_dir
-    from unosim.report.screen import parse_factors, write_screen
-    from unosim.study.screen import build_points, run_screen, screen_identity
+    from unosim.report.screen import parse_factors
+    from unosim.study import screen as study
+    from unosim.study.runs import default_out
 
-    games, cap = options.games_and_cap(games, precision, max_games)
+    text = fmt == "text"
+    opts = options.study_options(games, precision, max_games, margins=margins, jobs=jobs,
+                                 backend=backend, scheduler=scheduler, reuse=reuse,
+                                 resume=resume, force=force, progress=not quiet)
     facs = parse_factors(factors)
     res: int | str = resolution if resolution == "full" else int(resolution)
-    d = design(len(facs), res)  # an impossible design fails before anything runs
-    margin_map = options.parse_margins(margins)
-    cfgs = build_points(config, facs, d, overrides)
-    base = options.load(config, overrides)
-    identity = screen_identity(base, facs, res, cap or games or base.games,
-                               base.seed if seed is None else seed, precision)
+    identity = study.identity(options.load(config, overrides), facs, res, opts, seed=seed)
     out_dir = Path(out) if out is not None else default_out(
         f"screen-{Path(config).stem}", identity)
-    text = fmt == "text"
-    info(quiet or not text, f"{d.runs} design points × "
-         f"{'up to ' if cap else ''}{cap or games or base.games:,} games")
-    with study_dir(out_dir, identity, resume=resume, force=force, reuse=reuse, warn=warn):
-        compile_engines(cfgs, quiet)
-        scr = run_screen(config, facs, resolution=res,
-                         games=cap if cap is not None else games, seed=seed, out=out_dir,
-                         overrides=overrides, precision=precision, margins=margin_map,
-                         reuse=reuse, resume=resume, force=force, on_warning=warn,
-                         cfgs=cfgs, jobs=jobs, progress=not quiet, backend=backend,
-                         scheduler=scheduler)
-        cmd = options.command_line("screen", [config], [
+
+    def command(scr: Any) -> str:
+        return options.command_line("screen", [config], [
             ("--factors", factors), ("--resolution", resolution),
             ("--games", scr.games if precision is None else None),
-            ("--precision", precision), ("--max-games", cap), ("--seed", seed),
+            ("--precision", precision), ("--max-games", opts.cap), ("--seed", seed),
             ("--margin", margins), ("--set", overrides), ("--out", out_dir)])
-        paths = write_screen(scr, out_dir, command=cmd)
+
+    def prepare(cfgs: list[Any]) -> None:
+        info(quiet or not text, f"{len(cfgs)} design points × "
+             f"{'up to ' if opts.cap else ''}{opts.games_for(cfgs[0].games):,} games")
+        compile_engines(cfgs, quiet)  # every point's engine here, before any worker starts
+
+    scr, paths = study.screen(config, facs, opts, resolution=res, seed=seed, out=out_dir,
+                              overrides=overrides, prepare=prepare, command=command,
+                              study=identity)
     if not text:
         out_json: dict[str, Any] = {**scr.to_json(), "out": str(out_dir),
                                     "report": str(paths[1])}

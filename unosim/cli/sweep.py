@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import click
 
 from unosim.cli import options
-from unosim.cli.console import Command, compile_engines, info, warn
+from unosim.cli.console import Command, compile_engines, info
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -51,50 +51,37 @@ def sweep_cmd(config: str, varies: tuple[str, ...], baseline: str | None, games:
     the rules': games and seed cannot be varied. To replicate a sweep, run it
     again with another --seed and --out.
     """
-    from unosim.report.grid import build_cells
-    from unosim.report.runs import default_out, study_dir, study_identity
-    from unosim.report.sweep import (
-        default_baseline,
-        parse_baseline,
-        parse_vary,
-        run_sweep,
-        write_sweep,
-    )
+    from unosim.report.grid import parse_vary
+    from unosim.study import sweep as study
+    from unosim.study.runs import default_out
 
-    games, cap = options.games_and_cap(games, precision, max_games)
+    text = fmt == "text"
+    opts = options.study_options(games, precision, max_games, margins=margins, jobs=jobs,
+                                 backend=backend, scheduler=scheduler, reuse=reuse,
+                                 resume=resume, force=force, progress=not quiet)
     axes = [parse_vary(v) for v in varies]
-    # a bad --baseline fails before anything runs
-    base_of = parse_baseline(baseline, axes) if baseline is not None else default_baseline(axes)
-    margin_map = options.parse_margins(margins)
-    # every cell's keys and values are checked before the out dir is looked at
-    cells = build_cells(config, axes, overrides)
-    base = options.load(config, overrides)
-    identity = study_identity("sweep", config=base, axes=axes, baseline=base_of,
-                              games=cap or games or base.games,
-                              seed=base.seed if seed is None else seed, precision=precision)
+    # a bad --baseline fails before anything runs; every cell before the out dir
+    identity = study.identity(options.load(config, overrides), axes, opts, baseline=baseline,
+                              seed=seed)
     out_dir = Path(out) if out is not None else default_out(
         f"sweep-{Path(config).stem}", identity)
-    text = fmt == "text"
 
     def on_cell(i: int, n: int, cell: Any, seconds: float) -> None:
         what = ", ".join(f"{a.key}={t}" for a, t in zip(axes, cell.texts, strict=True))
         info(quiet or not text, f"[{i + 1}/{n}] {what}: {cell.run.rounds:,} rounds")
 
-    with study_dir(out_dir, identity, resume=resume, force=force, reuse=reuse, warn=warn):
-        # every cell's engine here, once, before any worker starts
-        compile_engines([c.cfg for c in build_cells(config, axes, overrides)], quiet)
-        sweep = run_sweep(config, axes, baseline=baseline,
-                          games=cap if cap is not None else games, seed=seed, out=out_dir,
-                          jobs=jobs, overrides=overrides, progress=not quiet, reuse=reuse,
-                          resume=resume, force=force, precision=precision, margins=margin_map,
-                          on_cell=on_cell, on_warning=warn, backend=backend, cells=cells,
-                          scheduler=scheduler)
-        cmd = options.command_line("sweep", [config], [
+    def command(sw: Any) -> str:
+        return options.command_line("sweep", [config], [
             ("--vary", varies), ("--baseline", baseline),
-            ("--games", sweep.games if precision is None else None),
-            ("--precision", precision), ("--max-games", cap), ("--seed", seed),
+            ("--games", sw.games if precision is None else None),
+            ("--precision", precision), ("--max-games", opts.cap), ("--seed", seed),
             ("--margin", margins), ("--set", overrides), ("--out", out_dir)])
-        paths = write_sweep(sweep, out_dir, command=cmd)
+
+    sweep, paths = study.sweep(
+        config, axes, opts, baseline=baseline, seed=seed, out=out_dir, overrides=overrides,
+        on_cell=on_cell, command=command, study=identity,
+        # every cell's engine here, once, before any worker starts
+        prepare=lambda cfgs: compile_engines(cfgs, quiet))
     if not text:
         click.echo(json.dumps({**sweep.to_json(), "out": str(out_dir),
                                "report": str(paths[1])}, indent=2))

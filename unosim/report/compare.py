@@ -1,10 +1,8 @@
-"""``unosim compare``: run rule sets on the same games and write the comparison page.
+"""``unosim compare``'s page: rule sets run on the same games (`unosim.study.compare`).
 
-The configs run in lockstep on one game range (`unosim.run.run_lockstep`),
-chunk by chunk, so each later config is paired game by game with the first
-(the baseline) at no extra memory: the differences get paired intervals and
-the page reports what the pairing bought. Finished run directories given as
-inputs are compared unpaired. Every question gets a decision against a
+Each later config is paired game by game with the first (the baseline): the
+differences get paired intervals and the page reports what the pairing
+bought. Finished run directories given as inputs are compared unpaired. Every question gets a decision against a
 practical margin, Holm-corrected across the comparison. Output:
 ``compare.md``, ``compare.html``, ``compare.csv`` and ``compare.parquet``
 (one tidy table) and overlaid charts.
@@ -13,12 +11,10 @@ practical margin, Holm-corrected across the comparison. Output:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
-from matplotlib.figure import Figure
 
 from unosim.analysis.estimates import (
     BOOT,
@@ -29,15 +25,14 @@ from unosim.analysis.estimates import (
     per_round_estimate,
     wilson_estimate,
 )
-from unosim.analysis.paired import Margin, PairedDiff, PairMoments
+from unosim.analysis.paired import PairedDiff
 from unosim.engine import state as L
 from unosim.report import charts
 from unosim.report.comparison import (
     Comparison,
-    compare_runs,
+    effects_spec,
     questions_for,
     seat_diff,
-    unique_labels,
 )
 from unosim.report.format import (
     CAUSE_LABELS,
@@ -50,78 +45,18 @@ from unosim.report.format import (
     position_name,
 )
 from unosim.report.render import Doc
-from unosim.report.runs import Run, cell_dirs, run_paired
 from unosim.report.verdicts import (
-    ESTABLISHED,
     MARKER_LEGEND,
     games_factor,
     margin_words,
     pairing_words,
     stopping_text,
 )
-from unosim.rules.config import GameConfig
 from unosim.run.files import atomic_write, write_text
 
-__all__ = ["effects_figure", "run_comparison", "write_comparison", "write_table"]
+__all__ = ["write_comparison", "write_table"]
 
 _RATE = Metric("win_rate", "", "rate", "first", percent=True)  # formats a position's rate
-
-
-def run_comparison(
-    cfgs: Sequence[GameConfig],
-    *,
-    games: int,
-    seeds: Sequence[int],
-    out: str | Path | None = None,
-    jobs: int | None = None,
-    reuse: bool = False,
-    resume: bool = False,
-    force: bool = False,
-    progress: bool = False,
-    prebuilt: Mapping[int, Run] | None = None,
-    on_warning: Callable[[str], None] | None = None,
-    precision: float | None = None,
-    margins: Mapping[str, Margin] | None = None,
-    labels: Sequence[str] | None = None,
-    **backend_opts: Any,
-) -> Comparison:
-    """Run every config in lockstep (into ``out/runs/<label>``) and compare them.
-
-    The configs that are not ``prebuilt`` and share the baseline's seed run
-    together and are paired with it; ``precision`` stops them at the first
-    chunk boundary where every paired difference of mean turns per round has
-    a 95% half-width of at most ``precision`` (``games`` is then the cap).
-    ``prebuilt`` maps positions to runs loaded from existing run directories,
-    which are read-only: a config whose run dir would be one of them runs into
-    ``<label>-2`` instead. ``reuse`` and ``resume`` continue from the chunks on
-    disk, ``force`` clears every cell dir first (see `unosim.report.runs`).
-    """
-    prebuilt = dict(prebuilt or {})
-    names = list(labels) if labels is not None else unique_labels(
-        [Run(c, {}, s, games) for c, s in zip(cfgs, seeds, strict=True)])
-    fresh = [i for i in range(len(cfgs)) if i not in prebuilt]
-    dirs: list[Path] | None = None
-    if out is not None:
-        inputs = [r.out for r in prebuilt.values() if r.out is not None]
-        dirs = list(cell_dirs(Path(out) / "runs", [names[i] for i in fresh], avoid=inputs))
-    groups: dict[int, list[int]] = {}
-    for i in fresh:
-        groups.setdefault(seeds[i], []).append(i)
-    pairs: dict[int, PairMoments] = {}
-    stop = None
-    for seed, members in groups.items():
-        pair_idx = [(0, members.index(i)) for i in members if members[0] == 0 and i != 0]
-        runs, moments, lock_stop = run_paired(
-            [cfgs[i] for i in members], games=games, seed=seed, pairs=pair_idx,
-            dirs=[dirs[fresh.index(i)] for i in members] if dirs else None,
-            pair_out=Path(out) / "paired" if out is not None else None, precision=precision,
-            reuse=reuse, resume=resume, force=force, jobs=jobs, progress=progress,
-            on_warning=on_warning, **backend_opts)
-        prebuilt.update(zip(members, runs, strict=True))
-        pairs.update({members[b]: pm for b, pm in moments.items()})
-        stop = stop or lock_stop
-    return compare_runs([prebuilt[i] for i in range(len(cfgs))], labels=names, pairs=pairs,
-                        margins=margins, stop=stop)
 
 
 def write_comparison(
@@ -298,42 +233,9 @@ def _headlines(doc: Doc, cmp: Comparison, out: Path, stem: str) -> list[Path]:
     return pngs
 
 
-def effect_markers(cmp: Comparison, key: str) -> list[bool]:
-    """Which rows of the effects chart are filled for question ``key``: exactly the
-    configs whose Holm-adjusted decision (the verdict's) established a change."""
-    dec = cmp.decisions.get(key, [None] * len(cmp.runs))
-    return [v is not None and v.word in ESTABLISHED for v in dec[1:]]
-
-
 def _effects_chart(cmp: Comparison, path: Path) -> Path:
     """`effects_figure` saved as a PNG, its filled markers recorded in it."""
-    return charts.forest_chart(**_effects(cmp), path=path)
-
-
-def effects_figure(cmp: Comparison) -> Figure:
-    """Each config's paired effect on round length and on the first player's win rate,
-    with 95% intervals, markers filled as the verdicts decide (the page's effects chart)."""
-    return charts.forest_figure(**_effects(cmp))
-
-
-def _effects(cmp: Comparison) -> dict[str, Any]:
-    """The effects chart's labels, panels, title and fills."""
-    m1 = cmp.values["turns_mean"][0].value
-    nan = float("nan")
-    panels: list[tuple[str, list[float], list[float], list[float]]] = []
-    for key, xlabel, scale in (
-            ("turns_mean", "change in mean turns per round (%)", 100 / m1),
-            ("first_player_win_rate", "change in first-player win rate (percentage points)",
-             100.0)):
-        ds = cmp.diffs[key][1:]
-        diff, low, high = ([scale * float(getattr(d, f)) if d is not None else nan for d in ds]
-                           for f in ("diff", "low", "high"))
-        panels.append((xlabel, diff, low, high))
-    return {"labels": cmp.labels[1:], "panels": panels,
-            "title": f"Effect of each rule set against {cmp.labels[0]} (95% CI)",
-            "filled": [effect_markers(cmp, "turns_mean"),
-                       effect_markers(cmp, "first_player_win_rate")],
-            "legend": MARKER_LEGEND}
+    return charts.forest_chart(**effects_spec(cmp), path=path)
 
 
 def _positions(doc: Doc, cmp: Comparison, out: Path, stem: str) -> list[Path]:

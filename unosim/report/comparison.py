@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from unosim.analysis.estimates import (
+    METRIC_BY_KEY,
     Diff,
     Estimate,
     Metric,
@@ -42,13 +43,23 @@ from unosim.analysis.paired import (
     tost_p,
     verdict,
 )
-from unosim.report.format import position_name
+from unosim.report.format import fmt_diff, fmt_metric, position_name
+from unosim.report.notebook import HEADLINES, html, text
 from unosim.report.runs import Run
-from unosim.report.verdicts import QUESTIONS, Question, decision_sentence, short_verdict
+from unosim.report.verdicts import (
+    ESTABLISHED,
+    MARKER_LEGEND,
+    QUESTIONS,
+    Question,
+    decision_sentence,
+    short_verdict,
+)
 from unosim.rules.config import GameConfig
 from unosim.rules.settings import describe_difference
 
-__all__ = ["Comparison", "compare_runs", "comparison_table", "decide_together",
+__all__ = ["Comparison", "compare_runs", "comparison_html", "comparison_table",
+           "comparison_text", "decide_together", "effect_markers", "effects_figure",
+           "effects_spec",
            "diff_se", "questions_for", "run_label", "seat_diff", "unique_labels"]
 
 if TYPE_CHECKING:
@@ -118,20 +129,15 @@ class Comparison:
         return comparison_table(self)
 
     def __repr__(self) -> str:
-        from unosim.report.notebook import comparison_text
-
         return comparison_text(self)
 
     def _repr_html_(self) -> str:
-        from unosim.report.notebook import comparison_html
-
         return comparison_html(self)
 
     def plot(self) -> Figure:
         """The paired difference of each config from the first, with its 95% interval: mean
         turns (%) and first-player win rate (points); filled where the verdict decides a
         change. A matplotlib Figure (the page's effects chart)."""
-        from unosim.report.compare import effects_figure
         from unosim.report.notebook import displayable
 
         if len(self.runs) < 2:
@@ -309,3 +315,94 @@ def comparison_table(cmp: Comparison) -> pd.DataFrame:
             rows.append(row(f"win_rate_position_{pos}",
                             f"Win rate, {position_name(pos, r.cfg.players)}", i, e, d))
     return pd.DataFrame(rows)
+
+
+# what a notebook shows of a comparison (`unosim.report.notebook`)
+
+def _keys(cmp: Comparison) -> list[str]:
+    """The headline questions a summary shows (the first metric if neither is there)."""
+    return [k for k in HEADLINES if k in cmp.values] or [cmp.metrics[0].key]
+
+
+def _cells(cmp: Comparison, key: str, i: int) -> list[str]:
+    """Value, difference from the baseline (95% CI) and decision of config ``i`` on ``key``."""
+    m = METRIC_BY_KEY[key]
+    value = fmt_metric(cmp.values[key][i], m)
+    d = cmp.diffs[key][i]
+    if i == 0 or d is None:
+        return [value, "baseline" if i == 0 else "—", ""]
+    diff, ci, _ = fmt_diff(d, m)
+    v = cmp.decisions.get(key, [None] * len(cmp.runs))[i]
+    q = next((q for q in questions_for(cmp) if q.key == key), None)
+    return [value, f"{diff} (95% CI {ci})" if "n/a" not in ci else diff,
+            short_verdict(q, v) if v is not None and q is not None else ""]
+
+
+def _sample(cmp: Comparison) -> str:
+    unit = "matches" if all(is_match(r.aggregates) for r in cmp.runs) else "games"
+    games = sorted({r.games for r in cmp.runs})
+    seeds = sorted({r.seed for r in cmp.runs})
+    how = ("paired game by game with " + cmp.labels[0] if any(cmp.paired)
+           else "not paired")
+    return (f"{', '.join(f'{g:,}' for g in games)} {unit} each, "
+            f"seed{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))}, {how}")
+
+
+def comparison_text(cmp: Comparison) -> str:
+    """A few lines: each config's mean turns, its paired difference and the decision."""
+    key = _keys(cmp)[0]
+    lines = []
+    for i, lab in enumerate(cmp.labels):
+        value, diff, word = _cells(cmp, key, i)
+        lines.append(f"{lab}: {value}" + (f"; {diff} against {cmp.labels[0]}: {word}"
+                                          if i else ""))
+    return text(f"Comparison of {METRIC_BY_KEY[key].label.lower()}, {_sample(cmp)}:", lines)
+
+
+def comparison_html(cmp: Comparison) -> str:
+    """The headline metrics side by side with their differences and decisions; the verdicts."""
+    head, rows = ["Config"], [[lab] for lab in cmp.labels]
+    for key in _keys(cmp):
+        label = METRIC_BY_KEY[key].label
+        head += [f"{label} (95% CI)", f"Difference from {cmp.labels[0]}", "Decision"]
+        for i, row in enumerate(rows):
+            row += _cells(cmp, key, i)
+    return html("Comparison: " + " vs ".join(cmp.labels), [_sample(cmp) + "."], head, rows,
+                [v for vs in cmp.verdicts for v in vs[:1]])
+
+
+# the effects chart (the page's and ``Comparison.plot``)
+
+def effect_markers(cmp: Comparison, key: str) -> list[bool]:
+    """Which rows of the effects chart are filled for question ``key``: exactly the
+    configs whose Holm-adjusted decision (the verdict's) established a change."""
+    dec = cmp.decisions.get(key, [None] * len(cmp.runs))
+    return [v is not None and v.word in ESTABLISHED for v in dec[1:]]
+
+
+def effects_figure(cmp: Comparison) -> Figure:
+    """Each config's paired effect on round length and on the first player's win rate,
+    with 95% intervals, markers filled as the verdicts decide (the page's effects chart)."""
+    from unosim.report import charts  # matplotlib: loaded when drawn
+
+    return charts.forest_figure(**effects_spec(cmp))
+
+
+def effects_spec(cmp: Comparison) -> dict[str, Any]:
+    """The effects chart's labels, panels, title and fills."""
+    m1 = cmp.values["turns_mean"][0].value
+    nan = float("nan")
+    panels: list[tuple[str, list[float], list[float], list[float]]] = []
+    for key, xlabel, scale in (
+            ("turns_mean", "change in mean turns per round (%)", 100 / m1),
+            ("first_player_win_rate", "change in first-player win rate (percentage points)",
+             100.0)):
+        ds = cmp.diffs[key][1:]
+        diff, low, high = ([scale * float(getattr(d, f)) if d is not None else nan for d in ds]
+                           for f in ("diff", "low", "high"))
+        panels.append((xlabel, diff, low, high))
+    return {"labels": cmp.labels[1:], "panels": panels,
+            "title": f"Effect of each rule set against {cmp.labels[0]} (95% CI)",
+            "filled": [effect_markers(cmp, "turns_mean"),
+                       effect_markers(cmp, "first_player_win_rate")],
+            "legend": MARKER_LEGEND}

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -48,7 +48,6 @@ from unosim.analysis.ratings import (
     Table,
     Z,
     edge_over_fair,
-    rate_policies,
     rating_spread,
 )
 from unosim.analysis.seating import (
@@ -57,25 +56,19 @@ from unosim.analysis.seating import (
     seatings,
 )
 from unosim.analysis.stats import wilson_interval
-from unosim.analysis.summary import match_win_shares
 from unosim.report import league_charts
 from unosim.report.compare import write_table
 from unosim.report.format import config_yaml, pct, pct_ci
-from unosim.report.grid import Axis, build_cells
+from unosim.report.grid import Axis
+from unosim.report.notebook import html, text
 from unosim.report.render import Doc
-from unosim.report.runs import Run, cell_dirs, run_paired
+from unosim.report.runs import Run
 from unosim.rules.config import (
-    ConfigError,
     GameConfig,
-    config_to_dict,
-    load_config,
-    name_slug,
-    validate_config,
 )
 
-__all__ = ["League", "LeagueError", "LeagueSet", "PILOT_GAMES", "balance", "check_options",
-           "decide", "design_text", "full_count", "refuse_seat_keys", "run_league", "seatings",
-           "write_league"]
+__all__ = ["League", "LeagueSet", "PILOT_GAMES", "balance", "decide", "design_text",
+           "full_count", "seatings", "write_league"]
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -83,10 +76,6 @@ if TYPE_CHECKING:
 PILOT_GAMES = 2_000  # --precision: games of the pilot that sizes the run
 ROUND_TO = 1_000  # --precision: the games a run needs are rounded up to this
 ALPHA = 0.05
-
-
-class LeagueError(ValueError):
-    """A league that cannot be played as asked (the message is one line)."""
 
 
 def _times(lo_hi: tuple[int, int]) -> str:
@@ -119,29 +108,6 @@ def design_text(names: Sequence[str], n: int, rows: Sequence[Sequence[int]] | No
             "seating plays the same games (duplicate deals: game g starts from the same "
             "shuffle in every seating), so seat advantage and card luck cancel between "
             "policies.")
-
-
-def _label(seat: Any) -> str:
-    return str(seat)
-
-
-def _with_seats(base: GameConfig, policies: Sequence[Any], seats: Sequence[int],
-                players: int, tag: str) -> GameConfig:
-    data = config_to_dict(base)
-    data.update(players=players, seats=[policies[i] for i in seats],
-                name=f"{base.name}-{tag}"[:60])
-    return validate_config(data)
-
-
-def _table(run: Run, seats: tuple[int, ...]) -> Table:
-    """A run's wins by seat: rounds (matches in match mode, a shared win split)."""
-    agg = run.aggregates
-    if run.cfg.mode == "match":
-        wins = match_win_shares(agg, run.cfg.scoring)[0]
-        games = int(agg["counts"][0])
-    else:
-        wins, games = agg["wins_seat"], run.rounds
-    return Table(seats, tuple(float(w) for w in wins), games)
 
 
 @dataclass
@@ -237,13 +203,9 @@ class League:
         return _verdicts(self, markdown=False)
 
     def __repr__(self) -> str:
-        from unosim.report.notebook import league_text
-
         return league_text(self)
 
     def _repr_html_(self) -> str:
-        from unosim.report.notebook import league_html
-
         return league_html(self)
 
 
@@ -316,13 +278,9 @@ class LeagueSet:
         return [lg.verdicts() for lg in self.leagues]
 
     def __repr__(self) -> str:
-        from unosim.report.notebook import leagues_text
-
         return leagues_text(self)
 
     def _repr_html_(self) -> str:
-        from unosim.report.notebook import leagues_html
-
         return leagues_html(self)
 
     def plot(self) -> Figure:
@@ -358,243 +316,6 @@ class LeagueSet:
                 "verdicts": lg.verdicts(),
             } for lg in self.leagues],
         }
-
-
-def refuse_seat_keys(keys: Sequence[str], what: str) -> None:
-    """The seatings set ``seats``: a key that sets them too would be silently overridden."""
-    for key in keys:
-        if key.split(".")[0] in ("seats", "policy"):
-            raise LeagueError(f"{what} {key}: a league seats the policies itself (name them "
-                              "as POLICY arguments instead)")
-
-
-def check_options(players: Any, overrides: Sequence[str], vary: Axis | None) -> None:
-    """Refuse what a league would silently override: a table size that is not one, a
-    ``--set`` or ``--vary`` of the seats, ``--players`` beside ``--vary players``."""
-    if players is not None and (isinstance(players, bool) or not isinstance(players, int)
-                                or players < 2):
-        raise LeagueError(f"players must be a whole number of at least 2, got {players!r}")
-    refuse_seat_keys([o.split("=", 1)[0].strip() for o in overrides], "--set")
-    if vary is not None:
-        refuse_seat_keys([vary.key], "--vary")
-        if vary.key == "players" and players is not None:
-            raise LeagueError("give the table size once: --players or --vary players=..., "
-                              "not both")
-
-
-def run_league(
-    config: str | Path,
-    policies: Sequence[Any],
-    *,
-    players: int | None = None,
-    overrides: Sequence[str] = (),
-    vary: Axis | None = None,
-    games: int | None = None,
-    seed: int | None = None,
-    precision: float | None = None,
-    max_games: int | None = None,
-    head_to_head: bool = True,
-    out: str | Path | None = None,
-    reuse: bool = False,
-    resume: bool = False,
-    force: bool = False,
-    on_stage: Callable[[str], None] | None = None,
-    **run_opts: Any,
-) -> LeagueSet:
-    """Play the league of ``policies`` under ``config`` (per value of ``vary``) and rate them.
-
-    ``policies`` are seat specs (a name, or ``{policy, params}``), in any
-    order: they are sorted by label first. ``players`` is the table size
-    (``None``: the config's; with ``vary`` over ``players``, each value's).
-    ``precision`` X: a pilot of `PILOT_GAMES` games sizes the run so that
-    every policy's win rate per seat has a 95% half-width of about X (capped
-    by ``max_games``). Raises ``ConfigError`` or `LeagueError` (one line) on
-    bad input.
-    """
-    check_options(players, overrides, vary)
-    if len(policies) < 2:
-        raise LeagueError("a league needs at least two policies")
-    base_cfgs = ([c.cfg for c in build_cells(config, [vary], overrides)] if vary is not None
-                 else [load_config(config, overrides)])
-    rules = vary.labels if vary is not None else [""]
-    sizes = [players or c.players for c in base_cfgs]
-    labels = [_label((_with_seats(base_cfgs[0], policies, [i] * sizes[0], sizes[0], "probe")
-                      .seats or [""])[0]) for i in range(len(policies))]
-    if len(set(labels)) != len(labels):
-        raise LeagueError(f"each policy may enter the league once (got {', '.join(labels)})")
-    order = sorted(range(len(policies)), key=lambda i: labels[i])
-    policies = [policies[i] for i in order]
-    names = [labels[i] for i in order]
-    seed = base_cfgs[0].seed if seed is None else seed
-    designs = {n: seatings(len(names), n, seed) for n in sorted(set(sizes))}
-    games = base_cfgs[0].games if games is None else games
-    stop = None
-    if precision is not None:
-        n0 = sizes[0]
-        games, stop = _games_for(base_cfgs[0], policies, designs[n0], n0, precision,
-                                 games if max_games is None else max_games, seed, on_stage,
-                                 run_opts)
-    leagues: list[League] = []
-    for rule, base, n in zip(rules, base_cfgs, sizes, strict=True):
-        root = None if out is None else Path(out) / "runs"
-        if root is not None and vary is not None:
-            root = root / name_slug(f"{vary.key.split('.')[-1]}-{vary.texts[len(leagues)]}")
-        lg = _one_league(rule, base, policies, names, designs[n], n, games, seed,
-                         head_to_head, root, reuse, resume, force, on_stage, run_opts)
-        lg.design = design_text(names, n, designs[n], seed)
-        leagues.append(lg)
-    ls = LeagueSet(leagues, vary, stop)
-    decide(ls)
-    return ls
-
-
-def _games_for(base: GameConfig, policies: Sequence[Any], rows: list[tuple[int, ...]], n: int,
-               precision: float, cap: int, seed: int, on_stage: Callable[[str], None] | None,
-               run_opts: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-    """The games a precision target needs, from a pilot of the league's seatings."""
-    pilot = min(PILOT_GAMES, cap)
-    if on_stage:
-        on_stage(f"pilot: {pilot:,} games per seating to size the run")
-    cfgs = [_with_seats(base, policies, s, n, f"s{i}") for i, s in enumerate(rows)]
-    runs, _, _ = run_paired(cfgs, games=pilot, seed=seed, **run_opts)
-    tables = [_table(r, s) for r, s in zip(runs, rows, strict=True)]
-    need = 0.0
-    for p in sorted({q for s in rows for q in s}):
-        wins = math.fsum(t.wins[j] for t in tables for j, q in enumerate(t.seats) if q == p)
-        trials = sum(t.games for t in tables for q in t.seats if q == p)
-        rate = min(max(wins / trials, 1 / trials), 1 - 1 / trials)
-        need = max(need, Z * Z * rate * (1 - rate) / precision**2 / (trials / pilot))
-    games = int(min(cap, max(pilot, math.ceil(need / ROUND_TO) * ROUND_TO)))
-    return games, {"precision": precision, "pilot": pilot, "max_games": cap, "games": games,
-                   "met": need <= cap}
-
-
-def _swap(row: Sequence[int], a: int, b: int) -> tuple[int, ...]:
-    return tuple(b if p == a else a if p == b else p for p in row)
-
-
-def _probe_pairs(rows: Sequence[tuple[int, ...]], k: int) -> dict[tuple[int, int], tuple[int, int]]:
-    """For each pair of policies, one seating and the seating with the two swapped, to be
-    compared game by game (each second seating used once: the moments are keyed by it)."""
-    index = {r: i for i, r in enumerate(rows)}
-    used: set[int] = set()
-    out: dict[tuple[int, int], tuple[int, int]] = {}
-    for a, b in itertools.combinations(range(k), 2):
-        for i, row in enumerate(rows):
-            j = index.get(_swap(row, a, b))
-            if j is not None and j != i and j not in used and i not in used:
-                out[(a, b)] = (i, j)
-                used.add(j)
-                break
-    return out
-
-
-def _same_games(x: Run, y: Run) -> bool:
-    """Whether two runs' totals agree exactly (every aggregate, every bin)."""
-    return x.aggregates.keys() == y.aggregates.keys() and all(
-        np.array_equal(x.aggregates[key], y.aggregates[key]) for key in x.aggregates)
-
-
-def _identical(rows: Sequence[tuple[int, ...]], runs: Sequence[Run], k: int,
-               probes: dict[tuple[int, int], tuple[int, int]], moments: dict[int, Any],
-               ) -> list[tuple[int, int]]:
-    """Pairs of policies that played alike: game by game in their probe pair of seatings,
-    and in every seating's totals against the seating with the two swapped."""
-    from unosim.engine.batch import NGF
-
-    index = {r: i for i, r in enumerate(rows)}
-    out = []
-    for (a, b), (_, j) in probes.items():
-        if not moments[j].identical(range(NGF)):
-            continue
-        if all(_same_games(runs[i], runs[index[_swap(row, a, b)]])
-               for i, row in enumerate(rows) if _swap(row, a, b) in index):
-            out.append((a, b))
-    return out
-
-
-def _one_league(rule: str, base: GameConfig, policies: Sequence[Any], names: list[str],
-                rows: list[tuple[int, ...]], n: int, games: int, seed: int, head_to_head: bool,
-                root: Path | None, reuse: bool, resume: bool, force: bool,
-                on_stage: Callable[[str], None] | None, run_opts: dict[str, Any]) -> League:
-    """Run one rule set's league (+ head-to-head) in lockstep, then the vs-random stage."""
-    k = len(names)
-
-    def tag(s: Sequence[int], p: int) -> str:
-        return f"{p}p-" + "-".join(names[i] for i in s)
-
-    jobs = [(_with_seats(base, policies, s, n, tag(s, n)), s, "league") for s in rows]
-    note = ""
-    if head_to_head and n != 2:
-        try:
-            jobs += [(_with_seats(base, policies, s, 2, tag(s, 2)), s, "h2h")
-                     for s in seatings(k, 2)]
-        except ConfigError as exc:
-            note = f"No head-to-head: this rule set cannot seat 2 players ({exc.message})."
-    elif not head_to_head:
-        note = "Head-to-head not run (--no-head-to-head)."
-    probes = _probe_pairs(rows, k)
-    if on_stage:
-        on_stage(f"{rule + ': ' if rule else ''}{len(jobs)} seatings, {games:,} games each")
-    runs, moments = _run(jobs, games, seed, root, reuse, resume, force, run_opts,
-                         pairs=list(probes.values()))
-    tables = [_table(r, s) for r, (_, s, g) in zip(runs, jobs, strict=True) if g == "league"]
-    h2h = [_table(r, s) for r, (_, s, g) in zip(runs, jobs, strict=True) if g == "h2h"]
-    if n == 2:
-        h2h = tables
-    same = _identical(rows, runs, k, probes, moments)
-    groups = _tie_groups(same, k)
-    ratings = rate_policies(names, tables, tied=groups)
-    lg = League(rule, base, names, n, runs[0].games, seed, tables, ratings, h2h, note,
-                runs=runs, identical=same)
-    if same:
-        lg.identical_how = (
-            "Checked from the games: game by game (each game's turns, cards drawn, points "
-            "and winning seat) in one seating against the seating with the two swapped, and "
-            f"by the exact totals of every one of the {len(rows):,} seatings against its swap.")
-    best = ratings.order()[0]
-    if "random" in names and names[best] != "random":
-        rnd = names.index("random")
-        vs = [tuple(best if j == r else rnd for j in range(n)) for r in range(n)]
-        vjobs = [(_with_seats(base, policies, s, n, "vs-random-" + tag(s, n)), s, "vs")
-                 for s in vs]
-        if on_stage:
-            on_stage(f"{rule + ': ' if rule else ''}{names[best]} against {n - 1} random "
-                     f"players, {n} seatings")
-        vruns, _ = _run(vjobs, games, seed, root, reuse, resume, force, run_opts)
-        lg.vs_random = [_table(r, s) for r, s in zip(vruns, vs, strict=True)]
-        lg.best = best
-        lg.runs += vruns
-    return lg
-
-
-def _tie_groups(pairs: Sequence[tuple[int, int]], k: int) -> list[list[int]]:
-    """Policies joined by identical play, as groups of two or more."""
-    parent = list(range(k))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            i = parent[i]
-        return i
-
-    for a, b in pairs:
-        parent[max(root(a), root(b))] = min(root(a), root(b))
-    groups: dict[int, list[int]] = {}
-    for i in range(k):
-        groups.setdefault(root(i), []).append(i)
-    return [g for g in groups.values() if len(g) > 1]
-
-
-def _run(jobs: list[tuple[GameConfig, tuple[int, ...], str]], games: int, seed: int,
-         root: Path | None, reuse: bool, resume: bool, force: bool,
-         run_opts: dict[str, Any], pairs: Sequence[tuple[int, int]] = (),
-         ) -> tuple[list[Run], dict[int, Any]]:
-    dirs = (cell_dirs(root, [c.name for c, _, _ in jobs]) if root is not None else None)
-    # the probe pairs' per-game moments are checkpointed too, so --resume reuses their chunks
-    runs, moments, _ = run_paired([c for c, _, _ in jobs], games=games, seed=seed, dirs=dirs,
-                                  pairs=pairs, pair_out=None if root is None else root / "paired",
-                                  reuse=reuse, resume=resume, force=force, **run_opts)
-    return runs, moments
 
 
 def _elo(x: float) -> str:
@@ -874,3 +595,54 @@ def _movement(doc: Doc, ls: LeagueSet, out: Path, stem: str) -> list[Path]:
     doc.image(png, "Each policy's rating under each rule set")
     return [png]
 
+
+# what a notebook shows of a league (`unosim.report.notebook`)
+
+def _rating_rows(lg: League) -> list[list[str]]:
+    """Policy, rating (95% CI) and win rate per seat, strongest first."""
+    r, rates = lg.ratings, lg.win_rates()
+    return [[lg.names[i],
+             f"{_elo(r.rating[i])} Elo (95% CI {_elo(r.low[i])} to {_elo(r.high[i])})",
+             pct_ci(rates[i])] for i in r.order()]
+
+
+def _league_title(lg: League, rule: str = "") -> str:
+    """What was played; ``rule`` names the rule set ("jump-in on") of one of several."""
+    rule = f"{rule or lg.rule}: " if rule or lg.rule else ""
+    return (f"{rule}League of {', '.join(lg.names)} at {lg.players} players, "
+            f"{lg.games:,} {lg.unit.replace('rounds', 'games')} per seating, "
+            f"{len(lg.tables):,} seatings, seed {lg.seed}")
+
+
+def league_text(lg: League, rule: str = "") -> str:
+    """The league's ratings, strongest first, with intervals and win rates per seat."""
+    return text(_league_title(lg, rule) + ":", [f"{n}: {elo}, wins {rate} per seat"
+                                           for n, elo, rate in _rating_rows(lg)])
+
+
+def _head(lg: League) -> list[str]:
+    return ["Policy", "Rating (95% CI)",
+            f"Win rate per seat (95% CI; fair {pct(1 / lg.players)})"]
+
+
+def league_html(lg: League, rule: str = "") -> str:
+    """The ratings table and the plain verdicts."""
+    return html(_league_title(lg, rule), [], _head(lg), _rating_rows(lg), lg.verdicts())
+
+
+def _rules(ls: LeagueSet) -> list[str]:
+    return [f"{ls.axis.label} {lg.rule}" if ls.axis else "" for lg in ls.leagues]
+
+
+def leagues_text(ls: LeagueSet) -> str:
+    """Each league's ratings (one block per rule set), then the rating moves."""
+    return "\n".join([league_text(lg, r) for lg, r in zip(ls.leagues, _rules(ls), strict=True)]
+                     + ls.moves)
+
+
+def leagues_html(ls: LeagueSet) -> str:
+    """Each league's summary, then the rating moves between rule sets."""
+    parts = [league_html(lg, r) for lg, r in zip(ls.leagues, _rules(ls), strict=True)]
+    if ls.moves:
+        parts.append(html("Rating moves between rule sets", items=ls.moves))
+    return "<div>" + "".join(parts) + "</div>"

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -58,15 +58,15 @@ from unosim.report.grid import (
     baseline_cells,
     build_cells,
     cell_label,
-    cell_name,
     cell_position,
     default_baseline,
     parse_baseline,
     parse_vary,
     value_label,
 )
+from unosim.report.notebook import html, text
 from unosim.report.render import Doc
-from unosim.report.runs import Run, cell_dirs, run_paired
+from unosim.report.runs import Run
 from unosim.report.sweep_answers import (
     EFFECTS,
     answer_sentences,
@@ -87,7 +87,7 @@ from unosim.report.verdicts import (
 
 # the grid's names are re-exported: callers of a sweep need not know where the grid lives
 __all__ = ["MAX_SWEEP_CELLS", "Axis", "Cell", "Group", "Sweep", "VaryError", "build_cells",
-           "default_baseline", "parse_baseline", "parse_vary", "run_sweep", "sweep_table",
+           "default_baseline", "parse_baseline", "parse_vary", "build_sweep", "sweep_table",
            "value_label", "write_sweep"]
 
 CHART_METRICS = ("turns_mean", "first_player_win_rate", "first_player_vs_fair",
@@ -147,13 +147,9 @@ class Sweep:
         return answer_sentences(self)
 
     def __repr__(self) -> str:
-        from unosim.report.notebook import sweep_text
-
         return sweep_text(self)
 
     def _repr_html_(self) -> str:
-        from unosim.report.notebook import sweep_html
-
         return sweep_html(self)
 
     def plot(self, metric: str = "turns_mean") -> Figure:
@@ -186,68 +182,20 @@ class Sweep:
         }
 
 
-def run_sweep(
-    config: str | Path,
-    axes: Sequence[Axis],
-    *,
-    baseline: str | None = None,
-    games: int | None = None,
-    seed: int | None = None,
-    out: str | Path | None = None,
-    jobs: int | None = None,
-    overrides: Sequence[str] = (),
-    progress: bool = False,
-    reuse: bool = False,
-    resume: bool = False,
-    force: bool = False,
-    precision: float | None = None,
-    margins: Mapping[str, Margin] | None = None,
-    on_cell: Callable[[int, int, Cell, float], None] | None = None,
-    on_warning: Callable[[str], None] | None = None,
-    cells: list[Cell] | None = None,
-    **backend_opts: Any,
-) -> Sweep:
-    """Validate every cell, run them all in lockstep (into ``out/runs/<cell>``), compare.
-
-    Each cell is paired game by game with its baseline cell (pair checkpoints
-    in ``out/paired``). ``precision`` stops every cell at the first chunk
-    boundary where each pair's paired 95% half-width of mean turns per round
-    is at most ``precision`` (``games`` is then the cap). ``reuse`` and
-    ``resume`` continue from the chunks on disk, ``force`` clears every cell
-    dir first (see `unosim.run.run_lockstep`). ``margins`` override
-    `DEFAULT_MARGINS` per metric key. ``cells``: `build_cells`'s answer, when
-    the caller checked them already.
-    """
-    import time
-
-    axes = list(axes)
-    if not axes:
-        raise VaryError("a sweep needs at least one --vary")
-    base_of = (parse_baseline(baseline, axes) if baseline is not None
-               else default_baseline(axes))
-    cells = build_cells(config, axes, overrides) if cells is None else cells
-    first = cells[0].cfg
-    games = first.games if games is None else games
-    seed = first.seed if seed is None else seed
-    dirs = (cell_dirs(Path(out) / "runs", [cell_name(c.texts, axes) for c in cells])
-            if out is not None else None)
-    bases = baseline_cells(axes, base_of)
-    pairs = tuple((bases[i], i) for i in range(len(cells)) if bases[i] != i)
-    t0 = time.perf_counter()
-    runs, moments, stop = run_paired(
-        [c.cfg for c in cells], games=games, seed=seed, pairs=pairs, dirs=dirs,
-        pair_out=Path(out) / "paired" if out is not None else None, precision=precision,
-        what=" of every cell from its baseline cell", reuse=reuse, resume=resume, force=force,
-        jobs=jobs, progress=progress, on_warning=on_warning, **backend_opts)
-    elapsed = time.perf_counter() - t0
-    for i, (cell, run) in enumerate(zip(cells, runs, strict=True)):
+def build_sweep(config: str | Path, axes: Sequence[Axis], cells: list[Cell], runs: Sequence[Run],
+                moments: Mapping[int, PairMoments], *, seed: int, base_of: tuple[int, int],
+                overrides: Sequence[str] = (), elapsed: float = 0.0,
+                margins: Mapping[str, Margin] | None = None,
+                stop: dict[str, Any] | None = None) -> Sweep:
+    """The sweep of ``cells`` from their finished ``runs`` (`unosim.study.sweep` runs them):
+    each cell compared with its baseline cell through the pairs' ``moments``, every
+    decision Holm-adjusted together."""
+    for cell, run in zip(cells, runs, strict=True):
         cell.run = run
-        if on_cell is not None:
-            on_cell(i, len(cells), cell, elapsed)
-    sweep = Sweep(str(config), axes, cells, runs[0].games, seed, tuple(overrides), elapsed,
-                  baseline=base_of, margins={**DEFAULT_MARGINS, **(margins or {})},
+    sweep = Sweep(str(config), list(axes), cells, runs[0].games, seed, tuple(overrides),
+                  elapsed, baseline=base_of, margins={**DEFAULT_MARGINS, **(margins or {})},
                   stop=stop)
-    sweep.groups = _groups(sweep, bases, moments)
+    sweep.groups = _groups(sweep, baseline_cells(list(axes), base_of), moments)
     sweep.n_tests = decide_together([g.cmp for g in sweep.groups])
     return sweep
 
@@ -495,3 +443,39 @@ def _effects_table(doc: Doc, sweep: Sweep) -> None:
                  "change", "decision"]
     doc.table(head + ["correlation of per-game turns", "games an unpaired comparison would "
                       "need (× these)"], rows)
+
+
+# what a notebook shows of a sweep (`unosim.report.notebook`)
+
+def _sweep_title(sweep: Sweep) -> str:
+    """What was swept: the config, the axes, the cells, games, seed and baseline."""
+    b, bv = sweep.baseline
+    return (f"Sweep of {Path(sweep.config).stem} over "
+            + " × ".join(a.label for a in sweep.axes)
+            + f": {len(sweep.cells)} cells, {sweep.games:,} games each, seed {sweep.seed}, "
+            f"against {value_phrase(sweep.axes[b], bv)}")
+
+
+def sweep_text(sweep: Sweep) -> str:
+    """The sweep's grid and its answer in sentences."""
+    return text(_sweep_title(sweep), sweep.answers() or ["nothing to compare"])
+
+
+def sweep_html(sweep: Sweep) -> str:
+    """The answer, then each cell's mean turns and its effect against its baseline cell."""
+    m = METRIC_BY_KEY["turns_mean"]
+    rows = []
+    for i, cell in enumerate(sweep.cells):
+        assert cell.run is not None
+        row = [value_label(v, a.key) for a, v in zip(sweep.axes, cell.values, strict=True)]
+        row.append(fmt_metric(estimate(cell.run.aggregates, m), m))
+        g, k = sweep.place(i)
+        e = cell_effect(sweep, i, m.key)
+        v = g.cmp.decisions.get(m.key, [None] * len(g.cells))[k]
+        q = next((q for q in questions_for(g.cmp) if q.key == m.key), None)
+        row += (["baseline", ""] if k == 0 else ["—", ""] if e is None or v is None or q is None
+                else [fmt_effect(e, m.key), short_verdict(q, v)])
+        rows.append(row)
+    head = [a.label for a in sweep.axes] + [f"{m.label} (95% CI)",
+                                            "Change against the baseline cell", "Decision"]
+    return html(_sweep_title(sweep), [], head, rows, sweep.answers())
