@@ -177,3 +177,18 @@ def test_notebook_display_and_precision(two_factor):
     p = unosim.screen("classic", "jump_in", precision=3.0, max_games=4000, seed=3, jobs=1)
     assert p.stop is not None and p.stop["met"]
     assert p.effects["turns_mean"][0].half_width <= 3.0
+
+
+def test_skill_of_one_strategic_seat_with_a_conservative_interval():
+    s = unosim.screen("classic", "draw_until_play,jump_in", games=800, seed=6, jobs=1,
+                      set={"seats": ["random", "strategic", "random", "random"]})
+    assert "skill" in s.effects and s.grand["skill"] > 0.25  # it beats random seats
+    rates = [int(r.aggregates["wins_seat"][1]) / r.rounds for r in s.runs]
+    for t, e in zip(s.terms, s.effects["skill"], strict=True):
+        col = s.design.column(t.term)
+        assert e.value == pytest.approx(sum(c * p for c, p in zip(col, rates, strict=True)) / 2)
+        # no narrower than any single point's own interval allows
+        assert e.se >= max(np.sqrt(p * (1 - p) / 800) for p in rates) / 2
+    assert (s.table()["metric"] == "skill").sum() == len(s.terms)
+    plain = unosim.screen("classic", "jump_in", games=300, seed=6, jobs=1)
+    assert "skill" not in plain.effects  # not a table of one strategic seat

@@ -37,7 +37,7 @@ from unosim.analysis import stats
 from unosim.analysis.paired import Verdict, holm, tost_p, verdict
 
 __all__ = ["MAX_FACTORS", "MAX_RUNS", "Design", "DesignError", "Effect", "FullMoments",
-           "decide", "design", "effect", "term_factors", "term_text"]
+           "bounded_effect", "decide", "design", "effect", "term_factors", "term_text"]
 
 # The most design points a screen runs: every pair of them is paired game by game.
 MAX_RUNS = 64
@@ -305,6 +305,33 @@ def effect(fm: FullMoments, column: Sequence[int] | NDArray[np.int64],
     else:
         p = 1.0 if value == 0 else 0.0
     return Effect(value, value - t * se, value + t * se, se, p, n, mean_minus, mean_plus)
+
+
+def bounded_effect(wins: Sequence[int], n: int, column: Sequence[int] | NDArray[np.int64]
+                   ) -> Effect:
+    """The effect of ``column`` on a per-point win rate ``wins[r] / n``, unpaired.
+
+    For a rate with no per-game moments across points: the standard error
+    is bounded by the sum of the points' own, ``(2/N) Σ sqrt(p(1-p)/n)``
+    (Cauchy-Schwarz: no correlation between points can make it wider), so
+    the interval and the z test are conservative, never too narrow.
+
+    >>> e = bounded_effect([300, 340], 1000, [-1, 1])
+    >>> round(e.value, 3), round(e.high - e.low, 3) > 0.05
+    (0.04, True)
+    """
+    runs = len(wins)
+    u = [int(c) for c in column]
+    ps = [k / n for k in wins]
+    value = 2 / runs * sum(c * p for c, p in zip(u, ps, strict=True))
+    plus = [p for c, p in zip(u, ps, strict=True) if c > 0]
+    minus = [p for c, p in zip(u, ps, strict=True) if c < 0]
+    se = 2 / runs * sum(math.sqrt(p * (1 - p) / n) for p in ps)
+    z = 1.959963984540054
+    p_value = math.erfc(abs(value) / se / math.sqrt(2)) if se > 0 else (
+        1.0 if value == 0 else 0.0)
+    return Effect(value, value - z * se, value + z * se, se, p_value, n,
+                  sum(minus) / len(minus), sum(plus) / len(plus))
 
 
 def decide(effects: Sequence[Effect], margins: Sequence[float]) -> list[Verdict]:

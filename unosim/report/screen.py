@@ -27,6 +27,7 @@ from unosim.analysis.factorial import (
     Design,
     Effect,
     FullMoments,
+    bounded_effect,
     decide,
     effect,
     term_factors,
@@ -60,7 +61,10 @@ __all__ = ["METRICS", "Factor", "FactorError", "Screen", "Term", "analyse", "ful
 # metric key -> the per-game feature it averages (round mode: one round per game)
 METRICS: dict[str, int] = {"turns_mean": B.GF_TURNS, "first_player_win_rate": B.GF_FIRST_WINS,
                            "drawn_mean": B.GF_DRAWN}
-QUESTION = {q.key: q for q in QUESTIONS}
+# the skill of one strategic seat against random seats (only at such a table)
+SKILL = Question("skill", "the strategic seat's win rate", "higher", "lower")
+SKILL_MARGIN = Margin(0.005, False)
+QUESTION = {q.key: q for q in (*QUESTIONS, SKILL)}
 INTERACTION_PLOTS = 3  # the largest interactions of mean turns get a plot each
 
 
@@ -331,23 +335,44 @@ def full_moments(n: int, runs: int, pairs: Sequence[tuple[int, int]], sums: np.n
     return FullMoments(n, tuple(s), tuple(tuple(r) for r in m))
 
 
+def skill_seat(runs: Sequence[Run]) -> int | None:
+    """The one ``strategic`` seat of a table of otherwise ``random`` seats, if that is it."""
+    seats = runs[0].cfg.seat_policies
+    if (seats.count("strategic") == 1 and seats.count("random") == len(seats) - 1
+            and all(r.cfg.seat_policies == seats for r in runs)):
+        return seats.index("strategic")
+    return None
+
+
 def analyse(screen: Screen, moments: Mapping[str, FullMoments]) -> Screen:
-    """Every term's effect on every metric, all decided together with Holm's method."""
+    """Every term's effect on every metric, all decided together with Holm's method.
+
+    At a table of one ``strategic`` seat and ``random`` others, its win rate
+    ("skill") is a metric too, with a conservative unpaired interval
+    (`bounded_effect`).
+    """
     screen.terms = estimable_terms(screen.design)
     screen.moments = dict(moments)
-    screen.margins = {**DEFAULT_MARGINS, **screen.margins}
+    screen.margins = {**DEFAULT_MARGINS, "skill": SKILL_MARGIN, **screen.margins}
     all_effects: list[Effect] = []
     all_margins: list[float] = []
     for key, fm in moments.items():
         screen.grand[key] = float(Fraction(sum(fm.s), fm.n * len(fm.s)))
-        es = [effect(fm, screen.design.column(t.term)) for t in screen.terms]
-        screen.effects[key] = es
+        screen.effects[key] = [effect(fm, screen.design.column(t.term)) for t in screen.terms]
+    seat = skill_seat(screen.runs)
+    if seat is not None:
+        wins = [int(r.aggregates["wins_seat"][seat]) for r in screen.runs]
+        n = screen.runs[0].rounds
+        screen.grand["skill"] = sum(wins) / (n * len(wins))
+        screen.effects["skill"] = [bounded_effect(wins, n, screen.design.column(t.term))
+                                   for t in screen.terms]
+    for key, es in screen.effects.items():
         all_effects += es
         all_margins += [screen.margins[key].absolute(screen.grand[key])] * len(es)
     decisions = decide(all_effects, all_margins)
     screen.n_tests = sum(2 for e in all_effects if not e.identical)
     i = 0
-    for key in moments:
+    for key in screen.effects:
         screen.verdicts[key] = decisions[i:i + len(screen.terms)]
         i += len(screen.terms)
     return screen
@@ -391,7 +416,7 @@ def effect_sentence(screen: Screen, j: int, key: str) -> str:
     alias = f" ({screen.alias_text(t)})" if t.aliases else ""
     if t.order == 1:
         f = screen.factors[term_factors(t.term)[0]]
-        d = _as_diff(e)
+        d = _as_diff(e, key)
         text = decision_sentence(q, f.phrase(-1), f.phrase(1), d, v, e.minus, e.plus,
                                  screen.games, players=screen.players)
         return text.rstrip(".") + f", averaged over the other factors{alias}."
@@ -410,7 +435,7 @@ def effect_sentence(screen: Screen, j: int, key: str) -> str:
         return (f"{a.label[:1].upper()}{a.label[1:]} and {b.label} interact on {what}: the "
                 f"effect of {a.label} is {format_fixed(2 * s * abs(e.value), dec)}{unit} "
                 f"{bigger} with {b.phrase(1)} than with {b.phrase(-1)} (interaction {nums}; "
-                f"paired t over {screen.games:,} games, Holm-adjusted p {_p(v.p_diff)})"
+                f"{_test(key)} over {screen.games:,} games, Holm-adjusted p {_p(v.p_diff)})"
                 f"{alias}.")
     if v.word == "same":
         return (f"{a.short} × {b.short}: practically no interaction on {what}, {nums}, "
@@ -431,10 +456,17 @@ def _margin(screen: Screen, key: str) -> str:
     return f"{100 * a:.2g} points" if q.rate else f"{a:.2g} {q.unit}"
 
 
-def _as_diff(e: Effect) -> Any:
+def _test(key: str) -> str:
+    return "z with a conservative unpaired bound" if key == "skill" else "paired t"
+
+
+def _as_diff(e: Effect, key: str) -> Any:
+    from unosim.analysis.estimates import Diff
     from unosim.analysis.paired import PairedDiff
 
-    return PairedDiff(e.value, e.low, e.high, e.p, "paired t", NAN_, NAN_, e.se, NAN_,
+    if key == "skill":
+        return Diff(e.value, e.low, e.high, e.p, _test(key), NAN_)
+    return PairedDiff(e.value, e.low, e.high, e.p, _test(key), NAN_, NAN_, e.se, NAN_,
                       NAN_, e.n, e.minus, e.identical)
 
 
@@ -648,5 +680,11 @@ def _method(doc: Doc, screen: Screen) -> None:
           f"within the margin ({margins}, of the mean over all points); otherwise it is *not "
           f"decided*. The p-values of all {screen.n_tests} tests of this screen are adjusted "
           "together by Holm's method; the 95% intervals shown are not adjusted.")
+    if "skill" in screen.effects:
+        doc.p("**Skill** is the win rate of the table's one `strategic` seat against its "
+              "`random` seats. The lockstep streams no per-game 'this seat won' feature, so "
+              "its effects are not paired: their standard error is bounded by the sum of the "
+              "design points' own (no correlation between points can make it wider), and "
+              "their intervals and tests are conservative.")
     if screen.stop:
         doc.p(stopping_text(screen.stop))
