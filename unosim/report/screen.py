@@ -615,7 +615,7 @@ def write_screen(screen: Screen, out_dir: str | Path, command: str | None = None
     else:
         words = [" × ".join(screen.factors[i].short for i in term_factors(w))
                  for w in sorted(d.words, key=lambda w: (bin(w).count("1"), w))[:8]]
-        doc.p(f"**Aliasing:** resolution {d.resolution}: "
+        doc.p(f"**Aliasing:** {_resolution_words(d)}: "
               + ("main effects are aliased with no two-factor interaction, only with "
                  "interactions of three or more factors, which are assumed small"
                  if d.resolution >= 4 else "main effects are aliased with two-factor "
