@@ -66,6 +66,7 @@ SKILL = Question("skill", "the strategic seat's win rate", "higher", "lower")
 SKILL_MARGIN = Margin(0.005, False)
 QUESTION = {q.key: q for q in (*QUESTIONS, SKILL)}
 INTERACTION_PLOTS = 3  # the largest interactions of mean turns get a plot each
+NAN = float("nan")
 
 
 class FactorError(ValueError):
@@ -465,12 +466,10 @@ def _as_diff(e: Effect, key: str) -> Any:
     from unosim.analysis.paired import PairedDiff
 
     if key == "skill":
-        return Diff(e.value, e.low, e.high, e.p, _test(key), NAN_)
-    return PairedDiff(e.value, e.low, e.high, e.p, _test(key), NAN_, NAN_, e.se, NAN_,
-                      NAN_, e.n, e.minus, e.identical)
+        return Diff(e.value, e.low, e.high, e.p, _test(key), NAN)
+    return PairedDiff(e.value, e.low, e.high, e.p, _test(key), NAN, NAN, e.se, NAN,
+                      NAN, e.n, e.minus, e.identical)
 
-
-NAN_ = float("nan")
 
 
 def answer_sentences(screen: Screen) -> list[str]:
