@@ -192,3 +192,14 @@ def test_skill_of_one_strategic_seat_with_a_conservative_interval():
     assert (s.table()["metric"] == "skill").sum() == len(s.terms)
     plain = unosim.screen("classic", "jump_in", games=300, seed=6, jobs=1)
     assert "skill" not in plain.effects  # not a table of one strategic seat
+
+
+def test_aliasing_in_words():
+    from unosim.report.screen import Screen
+
+    fs = parse_factors("jump_in,seven_o,draw_until_play,two_player_reverse")
+    d = design(4, 4)
+    s = Screen("classic", fs, d, [], 0, 1, terms=estimable_terms(d))
+    texts = [s.alias_text(t) for t in s.terms if t.aliases]
+    assert "jump_in × seven_o is aliased with draw_until_play × two_player_reverse" in texts
+    assert len(texts) == 3 and all(s.alias_text(t) == "" for t in s.terms if t.order == 1)
