@@ -558,6 +558,43 @@ def _yardstick_head(yard: list[Step], called: dict[str, list[str]], skill: bool)
     return head + "**"
 
 
+def rulings_factors() -> str:
+    """Every two-valued ruling declared in the rules (``mode`` is a format, not a ruling)."""
+    from unosim.rules.settings import two_valued
+
+    return ",".join(k for k in two_valued() if k != "mode")
+
+
+def _skill_words(result: dict[str, Any]) -> str:
+    """The rulings established to move the strategic seat's win rate, largest first."""
+    rows = sorted((r for r in result["table"] if r["metric"] == "skill"
+                   and r["verdict"] in ("higher", "lower")), key=lambda r: -abs(r["effect"]))
+    if not rows:
+        return ("No ruling or interaction is established to change the strategic seat's win "
+                "rate (its intervals are conservative).")
+    items = [f"{r['term'].replace(':', ' × ')} ({100 * r['effect']:+.1f} points, 95% CI "
+             f"{100 * r['low']:+.1f} to {100 * r['high']:+.1f})" for r in rows]
+    return ("The strategic seat's win rate against random seats (skill) changes with "
+            + ", ".join(items) + ".")
+
+
+def rulings_answer(steps: list[Step]) -> str:
+    """Each table's ranking and largest interaction, as its screen states them."""
+    parts = []
+    for s in steps:
+        answers = s.result["answers"]
+        design = s.result["design"]
+        if s.part.endswith("/skill"):
+            parts.append(f"At a table of one strategic seat and three random ones: "
+                         f"{_skill_words(s.result)}")
+            continue
+        roman = {3: "III", 4: "IV", 5: "V"}.get(design["resolution"], design["resolution"])
+        parts.append(f"At a 4-player table of {s.what} ({design['runs']} design points of "
+                     f"resolution {roman}, {s.result['games']:,} games each): "
+                     f"{answers[0]} {answers[1]}")
+    return " ".join(parts)
+
+
 def studies() -> dict[str, Study]:
     stacking = [
         Step(f"stacking/{p}", ["sweep", "classic", "--set", f"policy={p}", "--vary",
@@ -600,6 +637,17 @@ def studies() -> dict[str, Study]:
             [Step(f"skill/{rs}", ["league", *POLICIES, "--config", rs, "--players", "4",
                                   "--no-head-to-head"], 5_000, rs) for rs in RULE_SETS],
             skill_answer),
+        "rulings": Study(
+            "Which of the rulings people argue about change UNO most, and which of them "
+            "interact?",
+            [Step(f"rulings/{p}", ["screen", "classic", "--set", "players=4", "--set",
+                                   f"policy={p}", "--factors", rulings_factors(),
+                                   "--resolution", "5"], 20_000, f"{p} players")
+             for p in ("random", "strategic")]
+            + [Step("rulings/skill", ["screen", "classic", "--set",
+                                      "seats=[strategic, random, random, random]", "--factors",
+                                      rulings_factors(), "--resolution", "5"], 20_000,
+                    "one strategic seat among random seats")], rulings_answer),
         "yardstick": Study(
             "How strong is a search player, and how much skill does each rule set leave "
             "against it?",

@@ -27,9 +27,10 @@ from unosim._version import __version__
 
 # Names of unosim.api offered at the top level, imported when first asked for (by
 # importlib: the CLI imports this package, and import-linter keeps cli and api apart).
-_API = ("Interval", "Result", "compare", "config", "league", "sweep")
+_API = ("Interval", "Result", "compare", "config", "league", "screen", "sweep")
 
-__all__ = ["Interval", "Result", "__version__", "compare", "config", "league", "run", "sweep"]
+__all__ = ["Interval", "Result", "__version__", "compare", "config", "league", "run", "screen",
+           "sweep"]
 
 
 class _RunPackage(types.ModuleType):

@@ -45,10 +45,11 @@ if TYPE_CHECKING:
     from unosim.report.comparison import Comparison
     from unosim.report.grid import Axis
     from unosim.report.league import LeagueSet
+    from unosim.report.screen import Screen
     from unosim.report.sweep import Sweep
     from unosim.study import StudyOptions
 
-__all__ = ["Interval", "Result", "compare", "config", "league", "run", "sweep"]
+__all__ = ["Interval", "Result", "compare", "config", "league", "run", "screen", "sweep"]
 
 # What a config may be given as: a file, a built-in name, a mapping of its YAML, or itself.
 ConfigSource = str | Path | Mapping[str, object] | GameConfig
@@ -481,6 +482,35 @@ def sweep(config: ConfigSource,
     cfg = _config(config, set)
     path = _as_file(cfg.model_dump(mode="json"), cfg.name)
     return run_sweep(path, axes, opts, baseline=baseline, seed=seed, out=_out(out))[0]
+
+
+@_api_call
+def screen(config: ConfigSource,
+           factors: str | Sequence[str], resolution: int | str = "full",
+           games: int | None = None, seed: int = 1, precision: float | None = None,
+           set: Mapping[str, object] | None = None,  # noqa: A002 (named as the CLI's --set)
+           jobs: int | None = None, *, max_games: int | None = None,
+           margins: Mapping[str, str | float] | None = None,
+           out: str | Path | None = None, resume: bool = False, force: bool = False,
+           reuse: bool = False, backend: str = "loky", progress: bool = False) -> Screen:
+    """A two-level factorial screen of ``factors`` of ``config``; as ``unosim screen``.
+
+    ``factors`` are two-valued settings (``"jump_in,seven_o"`` or a list);
+    ``resolution`` is 4, 5 or "full". Returns the `unosim.report.screen.Screen`:
+    ``.answers()``, ``.table()`` (one row per metric and effect), ``.plot()``
+    (the ranked effect chart) and ``.design`` (runs, resolution, aliases).
+    ``out``, ``resume``, ``force`` and ``reuse`` are ``unosim screen``'s.
+    """
+    from unosim.report.screen import parse_factors
+    from unosim.study.screen import screen as run_screen
+
+    opts = _options(games, precision, max_games, margins, jobs=jobs, resume=resume,
+                    force=force, reuse=reuse, backend=backend, progress=progress)
+    cfg = _config(config, set)
+    path = _as_file(cfg.model_dump(mode="json"), cfg.name)
+    res = resolution if resolution == "full" else int(resolution)
+    return run_screen(path, parse_factors(factors), opts, resolution=res, seed=seed,
+                      out=_out(out))[0]
 
 
 def _vary_text(values: Iterable[object]) -> str:

@@ -62,7 +62,8 @@ def _small(args: list[str]) -> list[str]:
             out += [a, next(it), "--max-games", "1000"]
         else:
             out.append(a)
-    if out[:1] in (["sweep"], ["league"]) and "--games" not in out and "--precision" not in out:
+    if (out[:1] in (["sweep"], ["league"], ["screen"]) and "--games" not in out
+            and "--precision" not in out):
         out += ["--games", SMALL]
     if out[:1] in (["run"], ["compare"]) and "--games" not in out and "--precision" not in out:
         out += ["--games", SMALL]
@@ -80,7 +81,7 @@ def _run(line: str, cwd: Path) -> None:
     if "--human" in args:
         return  # waits for a person at the keyboard (tests/cli/test_human_seat.py drives it)
     result = CliRunner().invoke(main, [*args, "--quiet"] if args[0] in (
-        "run", "compare", "sweep", "league") else args)
+        "run", "compare", "sweep", "league", "screen") else args)
     assert result.exit_code == 0, f"{line}\n-> {' '.join(args)}\n{result.output}"
     if target is not None:
         (cwd / target).write_text(result.stdout)

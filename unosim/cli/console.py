@@ -227,7 +227,9 @@ _EXPECTED = (("unosim.rules.errors", "ConfigError"), ("unosim.rules.cards", "Car
              ("unosim.run.errors", "RunError"), ("unosim.report.grid", "VaryError"),
              ("unosim.engine.plugins", "PluginError"),
              ("unosim.engine.plugins", "PluginActionError"),
-             ("unosim.study.options", "StudyError"))
+             ("unosim.study.options", "StudyError"),
+             ("unosim.report.screen", "FactorError"),
+             ("unosim.analysis.factorial", "DesignError"))
 
 
 def _is(exc: BaseException, module: str, name: str) -> bool:

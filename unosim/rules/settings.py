@@ -39,6 +39,8 @@ __all__ = [
     "setting_phrase",
     "settings",
     "stacking_phrase",
+    "two_valued",
+    "two_values",
 ]
 
 _STACKING = "house_rules.stacking"
@@ -240,6 +242,37 @@ def describe_difference(base: GameConfig, cfg: GameConfig) -> list[str]:
         if _can_act(key, cfg.players):
             items.append(setting_phrase(key, b[key]))
     return items
+
+
+def two_values(key: str) -> tuple[object, object] | None:
+    """The two values a setting takes, when its declaration allows exactly two.
+
+    A switch (``bool``) is ``(False, True)``; a ``Literal`` of two choices
+    gives them in declared order; anything else (numbers, lists, three or more
+    choices) is None. ``unosim screen`` takes its factors from here, so a
+    ruling declared as a switch is a factor with no list to update.
+
+    >>> two_values("house_rules.jump_in"), two_values("mode"), two_values("players")
+    ((False, True), ('round', 'match'), None)
+    """
+    annotation = _field(key).annotation
+    if annotation is bool:
+        return (False, True)
+    if get_origin(annotation) is Literal and len(get_args(annotation)) == 2:
+        a, b = get_args(annotation)
+        return (a, b)
+    return None
+
+
+def two_valued() -> dict[str, str]:
+    """Every two-valued setting, ``{dotted key: label}`` in declaration order.
+
+    >>> keys = two_valued()
+    >>> "house_rules.draw_until_play" in keys, "players" in keys
+    (True, False)
+    """
+    return {key: setting_label(key) for key, _ in _fields(GameConfig)
+            if two_values(key) is not None}
 
 
 # --- --set help -----------------------------------------------------------------

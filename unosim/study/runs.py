@@ -195,7 +195,7 @@ def cell_dirs(root: Path, names: Sequence[str], avoid: Iterable[Path] = ()) -> l
 
 STUDY = "study.json"
 STUDY_VERSION = 1
-STUDY_KINDS = ("compare", "sweep", "league")
+STUDY_KINDS = ("compare", "sweep", "league", "screen")
 
 
 def study_identity(kind: str, **fields: object) -> Identity:
@@ -284,7 +284,7 @@ def _study_problem(data: object) -> str | None:
                f"{STUDY_VERSION}"
     identity = data.get("identity")
     if not isinstance(identity, dict) or identity.get("kind") not in STUDY_KINDS:
-        return "no identity of a compare, sweep or league"
+        return "no identity of a compare, sweep, league or screen"
     return None
 
 
