@@ -32,7 +32,8 @@ from unosim.engine.kinds import (
     rank_of,
 )
 from unosim.engine.rng import chance, rng_int
-from unosim.engine.rules import can_stack, challengeable, wd4_ok
+from unosim.engine.rules import can_stack, challengeable, last_card_play, wd4_ok
+from unosim.engine.rulings import can_deflect, deflect_kind, jump_card_ok
 from unosim.engine.state import (
     A_ACCEPT,
     A_CHALLENGE,
@@ -40,6 +41,10 @@ from unosim.engine.state import (
     A_DRAW,
     A_PASS,
     A_TARGET,
+    C_DEFLECT,
+    C_DRAW_THEN_PLAY,
+    C_JUMP_IN,
+    C_NO_ACTION_FINISH,
     C_PLAYERS,
     C_STACK_D2_D2,
     C_STACK_D2_WD4,
@@ -49,6 +54,7 @@ from unosim.engine.state import (
     H_SIZE,
     H_SUIT,
     HABITS,
+    JUMP_SAME_NUMBER,
     NCOLORS,
     P_ATTACK,
     P_ATTACK_AT,
@@ -71,6 +77,7 @@ from unosim.engine.state import (
     PH_COLOR,
     PH_DRAWN,
     PH_JUMP,
+    PH_MULTI,
     PH_PENDING,
     PH_TARGET,
     PH_TURN,
@@ -84,11 +91,12 @@ from unosim.engine.state import (
     S_WD4_COLOR,
     S_WD4_PLAYER,
     SEAT_ALIVE,
+    THEN_ANY,
     Config,
     State,
 )
 from unosim.engine.table import next_alive, top_card
-from unosim.rules.cards import NK, NRANKS, STACKABLE, WD4, WX, W
+from unosim.rules.cards import NK, NRANKS, REVERSE, SKIP, STACKABLE, WD4, WX, W
 
 # Score tiers of a turn's cards. A base order (shed_points or numbers_first)
 # spreads cards over 0..400; keep_colors and switch_to_void reorder within a
@@ -101,6 +109,7 @@ DUMP_WEIGHT = 10.0  # per point, once someone is nearly out: wilds, then actions
 ATTACK = 1000.0
 REVERSE_AWAY = 900.0
 SWITCH_TO_VOID = 40.0
+DEFLECT_BACK = 50.0  # deflect: send the draw to the smaller of the two neighbouring hands
 KEEP_RESERVE = -10000.0  # the last stackable card: only if nothing else is legal
 # Naming a color (name_most_held): each card held of it, then switch_to_void's pull
 # towards a color the next player drew on (held: above any count; not held: a tie-break).
@@ -122,8 +131,10 @@ def fewest_other(S: State, C: Config, p: int) -> int:
 
 @jit
 def is_reserve(C: Config, k: int) -> bool:
-    """Could ``k`` ever be stacked on a pending draw under this config's switches?"""
+    """Could ``k`` ever be stacked on (or deflect) a pending draw under this config's switches?"""
     ci = C.ci
+    if ci[C_DEFLECT] != 0 and (is_skip(k) or is_reverse(k)):
+        return True
     if k == WD4:
         return ci[C_STACK_WD4_WD4] != 0 or ci[C_STACK_WD4_D2] != 0
     return is_draw_two(k) and (ci[C_STACK_D2_D2] != 0 or ci[C_STACK_D2_WD4] != 0)
@@ -135,6 +146,9 @@ def reserve_held(S: State, C: Config, p: int) -> int:
     for k in STACKABLE:
         if is_reserve(C, k):
             n += S.hands[p, k]
+    if C.ci[C_DEFLECT] != 0:  # every Skip and Reverse can deflect
+        for c in range(NCOLORS):
+            n += S.hands[p, card(c, SKIP)] + S.hands[p, card(c, REVERSE)]
     return n
 
 
@@ -232,6 +246,8 @@ def turn_card(S: State, C: Config, p: int) -> int:
     cards are visited by class, as `uniform_card` counts them: the active
     color, the top's rank in the other colors, the wilds."""
     s, hands = S.s, S.hands
+    if C.ci[C_NO_ACTION_FINISH] != 0 and hands[p, H_SIZE] == 1:
+        return last_card_play(S, C, p)
     nxt, action, wd4, reverse, dump, reserve = situation(S, C, p, True)
     best, bscore = -1, -1e18
     c0 = s[S_COLOR]
@@ -362,6 +378,57 @@ def stack_card(S: State, C: Config, p: int) -> int:
                                dump, reserve)
         if sc > bscore:
             best, bscore = k, sc
+    if C.ci[C_DEFLECT] != 0:
+        for i in range(2):
+            k = deflect_kind(S, i)
+            if can_deflect(S, C, p, k):
+                sc = colored_score(S, C, p, k, color_of(k), rank_of(k), nxt, action, reverse,
+                                   dump, reserve) + deflect_gain(S, C, p, k)
+                if sc > bscore:
+                    best, bscore = k, sc
+    return best
+
+
+@jit
+def deflect_gain(S: State, C: Config, p: int, k: int) -> float:
+    """target_by_size (strategic): a Reverse that sends the draw back is worth more
+    when the player it goes back to holds fewer cards than the next one, less
+    otherwise (a Skip, like a stack, hits the next player)."""
+    if C.pp[p, P_TARGET] == 0 or not is_reverse(k):
+        return 0.0
+    d = S.s[S_DIR]
+    back = S.hands[next_alive(S, C, p, -d), H_SIZE]
+    ahead = S.hands[next_alive(S, C, p, d), H_SIZE]
+    return DEFLECT_BACK if back < ahead else -DEFLECT_BACK if back > ahead else 0.0
+
+
+@jit
+def jump_choice(S: State, C: Config, p: int) -> int:
+    """The card to jump in with: the top card's twin, else (``same_number``)
+    the same number in the color held most."""
+    t = top_card(S)
+    if jump_card_ok(S, C, p, t, t):
+        return t
+    best, bn = A_PASS, -1
+    for c in range(NCOLORS):
+        k = card(c, rank_of(t))
+        if jump_card_ok(S, C, p, k, t) and S.hands[p, H_SUIT + c] > bn:
+            best, bn = k, S.hands[p, H_SUIT + c]
+    return best
+
+
+@jit
+def drop_choice(S: State, C: Config, p: int) -> int:
+    """multiple_play: the next card of the number to drop, or pass. Cards go
+    from the color held least, so the color held most ends on top; a
+    keep_colors seat keeps a card that is the last of its color."""
+    r = rank_of(top_card(S))
+    best, bn = A_PASS, 1 << 30
+    for c in range(NCOLORS):
+        k = card(c, r)
+        n = S.hands[p, H_SUIT + c]
+        if S.hands[p, k] > 0 and n < bn and not (C.pp[p, P_KEEP_COLORS] != 0 and n == 1):
+            best, bn = k, n
     return best
 
 
@@ -384,11 +451,14 @@ def habit_action(S: State, C: Config) -> int:
         k = turn_card(S, C, p)
         return A_DRAW if k < 0 else k
     if ph == PH_DRAWN:
+        if C.ci[C_DRAW_THEN_PLAY] == THEN_ANY:  # any legal card: the habits' first
+            k = turn_card(S, C, p)
+            return A_PASS if k < 0 else k
         return s[S_DRAWN]
     if ph == PH_COLOR:
         return A_COLOR + name_color(S, C, p)
     if ph == PH_PENDING:
-        if (pp[p, P_CHALLENGE] < 1.0 and challengeable(S)
+        if (pp[p, P_CHALLENGE] < 1.0 and challengeable(S, C)
                 and wd4_illegal_chance(S, C, p) > pp[p, P_CHALLENGE]):
             return A_CHALLENGE
         k = stack_card(S, C, p)
@@ -398,5 +468,9 @@ def habit_action(S: State, C: Config) -> int:
             return A_TARGET + smallest_hand(S, C, p)
         return A_TARGET + random_other(S, C, p)
     if ph == PH_JUMP:
-        return top_card(S) if chance(S.rng, pp[p, P_JUMP]) else A_PASS
+        if not chance(S.rng, pp[p, P_JUMP]):
+            return A_PASS
+        return jump_choice(S, C, p) if C.ci[C_JUMP_IN] == JUMP_SAME_NUMBER else top_card(S)
+    if ph == PH_MULTI:
+        return drop_choice(S, C, p)
     return -1

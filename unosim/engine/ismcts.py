@@ -214,7 +214,7 @@ def determinize(S: State, C: Config, me: int) -> None:
     # (the sampled one, or ``me``'s own): only its color (or wilds) could make it illegal
     wp = s[S_WD4_PLAYER]
     if wp >= 0 and s[S_LASTK] == WD4 and s[S_LASTP] == wp and (
-            challengeable(S) or s[S_PHASE] == PH_COLOR):
+            challengeable(S, C) or s[S_PHASE] == PH_COLOR):
         legal = hands[wp, H_SUIT + s[S_WD4_COLOR]] == 0
         if C.ci[C_WD4_WILDS_BLOCK] != 0 and (hands[wp, W] > 0 or hands[wp, WX] > 0):
             legal = False

@@ -9,21 +9,30 @@ nothing imports back.
 from __future__ import annotations
 
 from unosim.engine.jit import jit
-from unosim.engine.kinds import card, is_wild, rank_of
+from unosim.engine.kinds import card, is_number, is_wild, rank_of
 from unosim.engine.rng import rng_int
-from unosim.engine.rules import can_stack
+from unosim.engine.rules import can_stack, last_card_play, may_answer
+from unosim.engine.rulings import jump_card_ok
 from unosim.engine.state import (
     A_ACCEPT,
     A_COLOR,
     A_DRAW,
+    A_PASS,
     A_TARGET,
+    C_DEFLECT,
+    C_JUMP_IN,
+    C_NO_ACTION_FINISH,
     C_PLAYERS,
+    C_WD4_FREE,
     C_WD4_WILDS_BLOCK,
+    H_SIZE,
     H_SUIT,
+    JUMP_SAME_NUMBER,
     NCOLORS,
     PH_COLOR,
     PH_DRAWN,
     PH_JUMP,
+    PH_MULTI,
     PH_PENDING,
     PH_TARGET,
     PH_TURN,
@@ -37,7 +46,7 @@ from unosim.engine.state import (
     State,
 )
 from unosim.engine.table import top_card
-from unosim.rules.cards import NRANKS, STACKABLE, WD4, WX, W
+from unosim.rules.cards import NK, NRANKS, STACKABLE, WD4, WX, W
 
 
 @jit
@@ -52,6 +61,8 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
     agree with the definitions."""
     hands, rng = S.hands, S.rng
     if stack:
+        if C.ci[C_DEFLECT] != 0:
+            return uniform_answer(S, C, p)
         total = 0
         for k in STACKABLE:
             if can_stack(S, C, p, k):
@@ -65,6 +76,8 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
                     return k
                 x -= hands[p, k]
         return -1
+    if C.ci[C_NO_ACTION_FINISH] != 0 and hands[p, H_SIZE] == 1:
+        return last_card_play(S, C, p)
     # the hot path: active color, same rank in other colors, wilds (in this order)
     c = S.s[S_COLOR]
     t = top_card(S)
@@ -80,7 +93,8 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
                 total += h[card(cc, tr)]
     hw, hx = h[W], h[WX]
     total += hw + hx
-    if held_color == 0 and (C.ci[C_WD4_WILDS_BLOCK] == 0 or (hw == 0 and hx == 0)):
+    if (held_color == 0 and (C.ci[C_WD4_WILDS_BLOCK] == 0 or (hw == 0 and hx == 0))
+            or C.ci[C_WD4_FREE] != 0):
         total += h[WD4]
     if total == 0:
         return -1
@@ -110,6 +124,43 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
 
 
 @jit
+def uniform_among(S: State, C: Config, p: int, what: int) -> int:
+    """A uniformly chosen physical card of ``p``'s that may answer the pending
+    draw (``what`` 0: stack or deflect), jump in (1), or join the drop (2,
+    multiple_play); -1 if none. Not the hot path: only the rulings reach it."""
+    hands = S.hands
+    t = top_card(S)
+    total = 0
+    for k in range(NK):
+        if hands[p, k] > 0 and pick_ok(S, C, p, k, t, what):
+            total += hands[p, k]
+    if total == 0:
+        return -1
+    x = rng_int(S.rng, total)
+    for k in range(NK):
+        if hands[p, k] > 0 and pick_ok(S, C, p, k, t, what):
+            if x < hands[p, k]:
+                return k
+            x -= hands[p, k]
+    return -1
+
+
+@jit
+def pick_ok(S: State, C: Config, p: int, k: int, t: int, what: int) -> bool:
+    if what == 0:
+        return may_answer(S, C, p, k)
+    if what == 1:
+        return jump_card_ok(S, C, p, k, t)
+    return is_number(k) and rank_of(k) == rank_of(t)
+
+
+@jit
+def uniform_answer(S: State, C: Config, p: int) -> int:
+    """A stackable or deflecting card, uniformly (deflect on)."""
+    return uniform_among(S, C, p, 0)
+
+
+@jit
 def uniform_target(S: State, C: Config, p: int) -> int:
     """A uniformly chosen other seat still in the round."""
     rng, seat = S.rng, S.seat
@@ -132,7 +183,10 @@ def random_action(S: State, C: Config) -> int:
         k = uniform_card(S, C, p, False)
         return A_DRAW if k < 0 else k
     if ph == PH_DRAWN:
-        return s[S_DRAWN]
+        if s[S_DRAWN] >= 0:
+            return s[S_DRAWN]
+        k = uniform_card(S, C, p, False)  # draw_then_play: any, the drawn card unplayable
+        return A_PASS if k < 0 else k
     if ph == PH_COLOR:
         return A_COLOR + rng_int(rng, NCOLORS)
     if ph == PH_PENDING:
@@ -141,5 +195,9 @@ def random_action(S: State, C: Config) -> int:
     if ph == PH_TARGET:
         return A_TARGET + uniform_target(S, C, p)
     if ph == PH_JUMP:
+        if C.ci[C_JUMP_IN] == JUMP_SAME_NUMBER:
+            return uniform_among(S, C, p, 1)
         return top_card(S)
+    if ph == PH_MULTI:  # multiple_play: drop every card of the number, in uniform order
+        return uniform_among(S, C, p, 2)
     return -1

@@ -58,6 +58,7 @@ from unosim.engine.jit import jit
 from unosim.engine.kinds import (
     color_of,
     is_draw_two,
+    is_number,
     is_reverse,
     is_skip,
     is_wild,
@@ -66,6 +67,14 @@ from unosim.engine.kinds import (
 )
 from unosim.engine.known import known_play, known_reveal, known_rotate, known_swap
 from unosim.engine.rng import chance
+from unosim.engine.rulings import (
+    can_deflect,
+    deflect_kind,
+    finish_ok,
+    jump_card_ok,
+    jump_ok,
+    same_number_held,
+)
 from unosim.engine.scoring import round_points
 from unosim.engine.specials import do_special, end_silences, needs_target, slip
 from unosim.engine.state import (
@@ -75,17 +84,27 @@ from unosim.engine.state import (
     A_DRAW,
     A_PASS,
     A_TARGET,
+    C_CHALLENGE,
+    C_DEFLECT,
+    C_DRAW_THEN_PLAY,
     C_DRAW_UNTIL_PLAY,
+    C_FORCED_PLAY,
     C_JUMP_IN,
+    C_LAST_CARD_DRAWS,
     C_MAX_TURNS,
+    C_MULTIPLE_PLAY,
+    C_NO_ACTION_FINISH,
     C_PLAYERS,
     C_SEVEN_O,
+    C_SEVEN_O_PASS,
+    C_SEVEN_O_SWAP,
     C_STACK_D2_D2,
     C_STACK_D2_WD4,
     C_STACK_WD4_D2,
     C_STACK_WD4_WD4,
     C_TWO_PLAYER_REVERSE,
     C_UNO_PENALTY,
+    C_WD4_FREE,
     C_WD4_WILDS_BLOCK,
     CAUSE_CHALLENGE,
     CAUSE_DRAW2,
@@ -107,14 +126,17 @@ from unosim.engine.state import (
     F_UNO_FORGET,
     H_SIZE,
     H_SUIT,
+    JUMP_IDENTICAL,
     NA,
     NCOLORS,
     P_BLUFF,
     P_CALL_UNO,
+    PASS_LEFT,
     PH_COLOR,
     PH_DONE,
     PH_DRAWN,
     PH_JUMP,
+    PH_MULTI,
     PH_PENDING,
     PH_TARGET,
     PH_TURN,
@@ -129,6 +151,7 @@ from unosim.engine.state import (
     S_COLOR,
     S_COLOR_CTX,
     S_CUR,
+    S_DEFLECTED,
     S_DIR,
     S_DRAWN,
     S_JUMP_I,
@@ -149,8 +172,10 @@ from unosim.engine.state import (
     S_WD4_PLAYER,
     SEAT_ALIVE,
     SEAT_SILENCED,
+    SWAP_NEXT,
     TGT_SPECIAL,
     TGT_SWAP,
+    THEN_ANY,
     Config,
     State,
 )
@@ -188,6 +213,8 @@ def wd4_ok(S: State, C: Config, p: int) -> bool:
     """A WD4 is legal only without another card of the active color (and, where
     the edition says wilds match the color, without W or WX)."""
     hands = S.hands
+    if C.ci[C_WD4_FREE] != 0:
+        return True  # wd4_unrestricted (docs/rules.md §12)
     if hands[p, H_SUIT + S.s[S_COLOR]] > 0:
         return False
     if C.ci[C_WD4_WILDS_BLOCK] != 0 and (hands[p, W] > 0 or hands[p, WX] > 0):
@@ -198,6 +225,8 @@ def wd4_ok(S: State, C: Config, p: int) -> bool:
 @jit
 def can_play(S: State, C: Config, p: int, k: int) -> bool:
     """Legality of kind ``k`` for player ``p`` (whether it is held is not checked)."""
+    if not finish_ok(S, C, p, k):
+        return False
     if k == W or k == WX:
         return True
     if k == WD4:
@@ -211,7 +240,7 @@ def can_play(S: State, C: Config, p: int, k: int) -> bool:
 def can_stack(S: State, C: Config, p: int, k: int) -> bool:
     """May ``p`` add ``k`` to the pending draw (stacking switches + docs/rules.md §3)?"""
     ci, s, pp = C.ci, S.s, C.pp
-    if S.hands[p, k] <= 0:
+    if S.hands[p, k] <= 0 or not finish_ok(S, C, p, k):
         return False
     if s[S_PEND_KIND] == WD4:
         if k == WD4:
@@ -223,21 +252,51 @@ def can_stack(S: State, C: Config, p: int, k: int) -> bool:
 
 
 @jit
-def challengeable(S: State) -> bool:
+def challengeable(S: State, C: Config) -> bool:
     """May the player facing the pending draw challenge it? Only a WD4 that
-    starts a chain, and not once that player has begun a stacking turn."""
-    s = S.s
-    return s[S_PEND_KIND] == WD4 and s[S_CHAIN] == 1 and s[S_STACK_TURN] == 0
+    starts a chain, not once that player has begun a stacking turn, not after
+    a deflection, and not where the rulings remove the challenge."""
+    s, ci = S.s, C.ci
+    return (s[S_PEND_KIND] == WD4 and s[S_CHAIN] == 1 and s[S_STACK_TURN] == 0
+            and s[S_DEFLECTED] == 0 and ci[C_CHALLENGE] != 0 and ci[C_WD4_FREE] == 0)
+
+
+@jit
+def may_answer(S: State, C: Config, p: int, k: int) -> bool:
+    """May ``p`` play ``k`` on the pending draw (stack it, or deflect it)?"""
+    return can_stack(S, C, p, k) or can_deflect(S, C, p, k)
+
+
+@jit
+def last_card_play(S: State, C: Config, p: int) -> int:
+    """``p``'s one card if it is legal to play (no_action_finish: a number), else -1."""
+    for k in range(NK):
+        if S.hands[p, k] > 0:
+            return k if can_play(S, C, p, k) else -1
+    return -1
+
+
+@jit
+def has_legal(S: State, C: Config, p: int) -> bool:
+    """Does ``p`` hold a legal card (forced_play)?"""
+    for k in range(NK):
+        if S.hands[p, k] > 0 and can_play(S, C, p, k):
+            return True
+    return False
 
 
 @jit
 def pending_choice(S: State, C: Config, p: int) -> bool:
     """Does ``p`` have anything to decide when facing the pending draw?"""
-    if challengeable(S):
+    if challengeable(S, C):
         return True
     for k in STACKABLE:
         if can_stack(S, C, p, k):
             return True
+    if C.ci[C_DEFLECT] != 0:
+        for i in range(2):
+            if can_deflect(S, C, p, deflect_kind(S, i)):
+                return True
     return False
 
 
@@ -250,6 +309,7 @@ def end_round(S: State, C: Config, w: int) -> None:
     st[R_WINNER] = w
     st[R_POINTS] = pts
     S.s[S_PHASE] = PH_DONE
+    S.s[S_DEFLECTED] = 0  # a stalemate can end a round mid-deflection
     emit(S, EV_END, w, pts, st[R_TURNS], 0, 0)
 
 
@@ -329,10 +389,34 @@ def do_uno(S: State, C: Config, p: int) -> None:
 @jit
 def after_choices(S: State, C: Config) -> None:
     """Every choice for the play is made: write it and resolve it."""
+    s = S.s
+    p, k = s[S_LASTP], s[S_LASTK]
+    emit(S, EV_PLAY, p, k, s[S_COLOR], 0, 0)
+    if C.ci[C_MULTIPLE_PLAY] != 0 and multi_offer(S, p, k):
+        return
+    resolve_play(S, C)
+
+
+@jit
+def multi_offer(S: State, p: int, k: int) -> bool:
+    """multiple_play: after a number played on ``p``'s turn (or in the drop), ``p``
+    may drop another card of that number before the play resolves."""
+    s = S.s
+    ph = s[S_PHASE]
+    if ((ph == PH_TURN or ph == PH_DRAWN or ph == PH_MULTI) and is_number(k)
+            and same_number_held(S, p, k) > 0):
+        s[S_PHASE] = PH_MULTI
+        s[S_CUR] = p
+        return True
+    return False
+
+
+@jit
+def resolve_play(S: State, C: Config) -> None:
+    """The top card's effect, the UNO call and the end of the round, in order."""
     s, hands, ci = S.s, S.hands, C.ci
     p, k = s[S_LASTP], s[S_LASTK]
     d = s[S_DIR]
-    emit(S, EV_PLAY, p, k, s[S_COLOR], 0, 0)
     if k == WX:
         do_special(S, C, p)
     if hands[p, H_SIZE] == 1:
@@ -341,10 +425,13 @@ def after_choices(S: State, C: Config) -> None:
     if hands[p, H_SIZE] == 0:
         # last card: its draw still happens and counts in scoring
         if k == WD4 or is_draw_two(k):
-            total = s[S_PEND] + (WD4_DRAW if k == WD4 else DRAW_TWO_DRAW)
-            chain = s[S_CHAIN] + 1
-            cause = CAUSE_STACK if chain >= 2 else (CAUSE_WD4 if k == WD4 else CAUSE_DRAW2)
-            draw_n(S, victim, total, cause)
+            if ci[C_LAST_CARD_DRAWS] != 0:
+                total = s[S_PEND] + (WD4_DRAW if k == WD4 else DRAW_TWO_DRAW)
+                chain = s[S_CHAIN] + 1
+                cause = CAUSE_STACK if chain >= 2 else (CAUSE_WD4 if k == WD4 else CAUSE_DRAW2)
+                draw_n(S, victim, total, cause)
+        elif s[S_PEND] > 0:
+            deflect_last(S, C, p, k)
         s[S_PEND] = 0
         s[S_CHAIN] = 0
         end_round(S, C, p)
@@ -360,9 +447,15 @@ def after_choices(S: State, C: Config) -> None:
         resolved(S, C)
         return
     if is_skip(k):
+        if s[S_PEND] > 0:  # deflect: the pending draw moves on
+            deflect(S, C, p, k)
+            return
         emit(S, EV_SKIP, victim, 0, 0, 0, 0)
         s[S_NEXT] = next_alive(S, C, victim, d)
     elif is_reverse(k):
+        if s[S_PEND] > 0:
+            deflect(S, C, p, k)
+            return
         # the switch applies only with two seats in play
         if s[S_NALIVE] == 2 and ci[C_TWO_PLAYER_REVERSE] != 0:
             emit(S, EV_SKIP, victim, 0, 0, 0, 0)
@@ -378,15 +471,56 @@ def after_choices(S: State, C: Config) -> None:
         goto_pending(S, C, victim)
         return
     elif ci[C_SEVEN_O] != 0 and rank_of(k) == SWAP_RANK and s[S_NALIVE] > 1:
+        if ci[C_SEVEN_O_SWAP] == SWAP_NEXT:
+            seven_swap(S, C, p, victim)
+            return
         s[S_PHASE] = PH_TARGET
         s[S_CUR] = p
         s[S_TARGET_CTX] = TGT_SWAP
         return
     elif ci[C_SEVEN_O] != 0 and rank_of(k) == ROTATE_RANK:
-        rotate_hands(S, C, d)
+        rotate_hands(S, C, 1 if ci[C_SEVEN_O_PASS] == PASS_LEFT else d)
         s[S_NEXT] = victim
     else:
         s[S_NEXT] = victim
+    resolved(S, C)
+
+
+@jit
+def deflect(S: State, C: Config, p: int, k: int) -> None:
+    """deflect: a Reverse sends the pending draw back in the new direction, a Skip
+    passes it to the player after ``p``; the total moves on unchanged."""
+    s = S.s
+    d = s[S_DIR]
+    if is_reverse(k):
+        s[S_DIR] = -d
+        emit(S, EV_REVERSE, -d, 0, 0, 0, 0)
+        d = -d
+    s[S_DEFLECTED] = 1
+    goto_pending(S, C, next_alive(S, C, p, d))
+
+
+@jit
+def deflect_last(S: State, C: Config, p: int, k: int) -> None:
+    """A deflecting last card: the draw still moves on and counts (last_card_draws)."""
+    s = S.s
+    if C.ci[C_LAST_CARD_DRAWS] == 0:
+        return
+    d = -s[S_DIR] if is_reverse(k) else s[S_DIR]
+    cause = CAUSE_STACK if s[S_CHAIN] >= 2 else (
+        CAUSE_WD4 if s[S_PEND_KIND] == WD4 else CAUSE_DRAW2)
+    draw_n(S, next_alive(S, C, p, d), s[S_PEND], cause)
+
+
+@jit
+def seven_swap(S: State, C: Config, p: int, t: int) -> None:
+    """Seven-O: ``p`` swaps hands with ``t``; the play has resolved."""
+    s = S.s
+    swap_hands(S, p, t)
+    known_swap(S, C, p, t)
+    S.st[R_SWAPS] += 1
+    emit(S, EV_SWAP, p, t, 0, 0, 0)
+    s[S_NEXT] = next_alive(S, C, p, s[S_DIR])
     resolved(S, C)
 
 
@@ -445,6 +579,7 @@ def accept(S: State, C: Config) -> None:
     s[S_PEND] = 0
     s[S_CHAIN] = 0
     s[S_STACK_TURN] = 0
+    s[S_DEFLECTED] = 0
     s[S_NEXT] = next_alive(S, C, v, s[S_DIR])
     resolved(S, C)
 
@@ -460,6 +595,7 @@ def challenge(S: State, C: Config) -> None:
     emit(S, EV_CHALLENGE, v, wp, 1 if success else 0, 0, 0)
     known_reveal(S, C, v, wp)  # the challenged hand is shown to the challenger
     s[S_PEND] = 0
+    s[S_DEFLECTED] = 0
     s[S_CHAIN] = 0
     if success:
         draw_n(S, wp, BLUFF_CAUGHT_DRAW, CAUSE_CHALLENGE)
@@ -484,15 +620,17 @@ def resolved(S: State, C: Config) -> None:
 
 @jit
 def jump_scan(S: State, C: Config) -> None:
-    """First seat in turn order after the top card's player holding its twin."""
-    s, hands = S.s, S.hands
+    """First seat in turn order after the top card's player holding its twin
+    (or, under ``jump_in: same_number``, its number)."""
+    s, hands, ci = S.s, S.hands, C.ci
     t = top_card(S)
     q = s[S_LASTP]
     for _ in range(s[S_JUMP_I] + 1):
         q = next_alive(S, C, q, s[S_DIR])
     i = s[S_JUMP_I]
+    plain = ci[C_JUMP_IN] == JUMP_IDENTICAL and ci[C_NO_ACTION_FINISH] == 0
     while i < s[S_NALIVE] - 1:
-        if hands[q, t] > 0:
+        if hands[q, t] > 0 if plain else jump_ok(S, C, q, t):
             s[S_JUMP_I] = i
             s[S_PHASE] = PH_JUMP
             s[S_CUR] = q
@@ -515,9 +653,15 @@ def draw_for_turn(S: State, C: Config, p: int) -> None:
             break
     close_draw(S)
     S.voids[p, s[S_COLOR]] = 1  # public: p drew on this color (any card it keeps is not)
-    if k >= 0 and can_play(S, C, p, k):
+    then = C.ci[C_DRAW_THEN_PLAY]
+    if then == 0 or dup:  # only the drawn card (draw_until_play: always; docs/DECISIONS.md)
+        if k >= 0 and can_play(S, C, p, k):
+            s[S_PHASE] = PH_DRAWN
+            s[S_DRAWN] = k
+            return
+    elif then == THEN_ANY and has_legal(S, C, p):
         s[S_PHASE] = PH_DRAWN
-        s[S_DRAWN] = k
+        s[S_DRAWN] = k if k >= 0 and can_play(S, C, p, k) else -1
         return
     s[S_NEXT] = next_alive(S, C, p, s[S_DIR])
     next_turn(S, C)
@@ -534,27 +678,34 @@ def is_legal(S: State, C: Config, a: int) -> bool:
         return False
     if ph == PH_TURN:
         if a == A_DRAW:
-            return True
+            return C.ci[C_FORCED_PLAY] == 0 or not has_legal(S, C, p)
         if a < NK and hands[p, a] > 0:
-            return can_play(S, C, p, a) or (a == WD4 and pp[p, P_BLUFF] > 0)
+            return can_play(S, C, p, a) or (a == WD4 and pp[p, P_BLUFF] > 0
+                                            and finish_ok(S, C, p, a))
         return False
     if ph == PH_DRAWN:
         if a == s[S_DRAWN]:
             return True
-        return a == A_PASS and C.ci[C_DRAW_UNTIL_PLAY] == 0
+        if a == A_PASS:
+            return C.ci[C_DRAW_UNTIL_PLAY] == 0 and C.ci[C_FORCED_PLAY] == 0
+        return (C.ci[C_DRAW_THEN_PLAY] == THEN_ANY and a < NK and hands[p, a] > 0
+                and can_play(S, C, p, a))
     if ph == PH_COLOR:
         return A_COLOR <= a < A_COLOR + NCOLORS
     if ph == PH_PENDING:
         if a == A_ACCEPT:
             return True
         if a == A_CHALLENGE:
-            return challengeable(S)
-        return a < NK and can_stack(S, C, p, a)
+            return challengeable(S, C)
+        return a < NK and may_answer(S, C, p, a)
     if ph == PH_TARGET:
         t = a - A_TARGET
         return 0 <= t < C.ci[C_PLAYERS] and t != p and S.seat[t, SEAT_ALIVE] != 0
     if ph == PH_JUMP:
-        return a == A_PASS or (a < NK and a == top_card(S) and hands[p, a] > 0)
+        return a == A_PASS or (a < NK and jump_card_ok(S, C, p, a, top_card(S)))
+    if ph == PH_MULTI:
+        return a == A_PASS or (a < NK and hands[p, a] > 0 and is_number(a)
+                               and rank_of(a) == rank_of(top_card(S)))
     return False
 
 
@@ -593,7 +744,7 @@ def stack_turn(S: State, C: Config, p: int, a: int) -> None:
         emit(S, EV_TURN, p, s[S_COLOR], top_card(S), 0, 0)
         if S.seat[p, SEAT_SILENCED] != 0:
             slip(S, C, p)
-        if not can_stack(S, C, p, a):
+        if not may_answer(S, C, p, a):
             # the slip's cards made the chosen WD4 illegal (a stacked WD4 meets
             # the color condition): within the same turn, stack another card
             # or take the draw
@@ -639,12 +790,7 @@ def apply_legal(S: State, C: Config, a: int) -> None:
     elif ph == PH_TARGET:
         t = a - A_TARGET
         if s[S_TARGET_CTX] == TGT_SWAP:
-            swap_hands(S, p, t)
-            known_swap(S, C, p, t)
-            st[R_SWAPS] += 1
-            emit(S, EV_SWAP, p, t, 0, 0, 0)
-            s[S_NEXT] = next_alive(S, C, p, s[S_DIR])
-            resolved(S, C)
+            seven_swap(S, C, p, t)
         else:
             s[S_TGT] = t
             after_choices(S, C)
@@ -658,4 +804,9 @@ def apply_legal(S: State, C: Config, a: int) -> None:
                 return
             st[R_JUMPS] += 1
             emit(S, EV_JUMP, p, a, 0, 0, 0)
+            start_play(S, C, p, a)
+    elif ph == PH_MULTI:
+        if a == A_PASS:
+            resolve_play(S, C)
+        else:
             start_play(S, C, p, a)

@@ -37,7 +37,7 @@ from unosim.rules.models import (
     HabitParams,
     policy_params,
 )
-from unosim.rules.settings import house_rule_switches
+from unosim.rules.settings import house_rule_switches, switch_code
 
 IntArray = NDArray[np.int64]
 FloatArray = NDArray[np.float64]
@@ -81,6 +81,24 @@ C_JUMP_IN = house_rule_index("house_rules.jump_in")
 C_SEVEN_O = house_rule_index("house_rules.seven_o")
 C_DRAW_UNTIL_PLAY = house_rule_index("house_rules.draw_until_play")
 C_TWO_PLAYER_REVERSE = house_rule_index("house_rules.two_player_reverse")
+# the rulings of docs/rules.md §12 (unosim.engine.rulings); a named value is its
+# place among the declared values (`unosim.rules.settings.switch_code`)
+C_DRAW_THEN_PLAY = house_rule_index("house_rules.draw_then_play")
+C_FORCED_PLAY = house_rule_index("house_rules.forced_play")
+C_WD4_FREE = house_rule_index("house_rules.wd4_unrestricted")
+C_CHALLENGE = house_rule_index("house_rules.challenge")
+C_DEFLECT = house_rule_index("house_rules.deflect")
+C_NO_ACTION_FINISH = house_rule_index("house_rules.no_action_finish")
+C_MULTIPLE_PLAY = house_rule_index("house_rules.multiple_play")
+C_SEVEN_O_SWAP = house_rule_index("house_rules.seven_o_swap")
+C_SEVEN_O_PASS = house_rule_index("house_rules.seven_o_pass")
+C_LAST_CARD_DRAWS = house_rule_index("house_rules.last_card_draws")
+JUMP_IDENTICAL = switch_code("house_rules.jump_in", True)
+JUMP_SAME_NUMBER = switch_code("house_rules.jump_in", "same_number")
+THEN_ANY = switch_code("house_rules.draw_then_play", "any")
+THEN_NONE = switch_code("house_rules.draw_then_play", "none")
+SWAP_NEXT = switch_code("house_rules.seven_o_swap", "next")
+PASS_LEFT = switch_code("house_rules.seven_o_pass", "left")
 
 # An edition's special wild (``Edition.special_kind``) by code: the code is the place
 # here, and the trace writes the name back.
@@ -182,6 +200,7 @@ PH_COLOR = 3  # name a color for the wild just played (or flipped)
 PH_PENDING = 4  # facing a pending Draw Two / WD4: accept, challenge, stack
 PH_TARGET = 5  # choose a seat (Seven-O swap, special wild)
 PH_JUMP = 6  # a player holding the top card may jump in, or pass
+PH_MULTI = 7  # multiple_play: drop another card of the number just played, or pass
 
 # --- draw causes (docs/trace.md §3) ---------------------------------------------
 CAUSES = ("turn", "draw2", "wd4", "stack", "challenge", "uno", "special", "dont_talk")
@@ -279,7 +298,8 @@ S_FIRSTP = 29
 S_STACK_TURN = 30  # a stacking turn has started (turn and slip written), card still to play
 S_WD4_COLOR = 31  # the color active when the latest WD4 was played (public: a challenge reads it)
 S_KNOW = 32  # 1: keep ``known`` (cards each seat knows another holds; unosim.engine.known)
-NS = 33
+S_DEFLECTED = 33  # 1: the pending draw was deflected (deflect): no challenge of it
+NS = 34
 
 # --- per seat: int64 matrix seat[q, SEAT_*] ---------------------------------------
 SEAT_ALIVE, SEAT_SILENCED, SEAT_SCORE = 0, 1, 2
@@ -558,7 +578,7 @@ def compile_config(cfg: GameConfig) -> CompiledConfig:
     ci[C_DECK_SIZE] = counts.sum()
     ci[C_KNOWN] = int(any(p == "ismcts" for p in cfg.seat_policies))
     for i, key in enumerate(HOUSE_RULE_KEYS):
-        ci[C_HOUSE + i] = _setting(cfg, key)
+        ci[C_HOUSE + i] = switch_code(key, _setting(cfg, key))
 
     cf = np.array([getattr(cfg.behaviour, key) for key in BEHAVIOUR_KEYS], dtype=np.float64)
 
