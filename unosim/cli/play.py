@@ -118,6 +118,10 @@ class HumanPolicy:
                 note = "do not jump in"
             elif view.phase == "jump":
                 note = "jump in out of turn"
+            elif a == "pass" and view.phase == "multi":
+                note = "stop dropping cards of this number"
+            elif view.phase == "multi":
+                note = "drop it too (same number)"
             elif a.startswith("target "):
                 q = int(a.split()[1])
                 note = f"{self.names[q]}, {view.hand_sizes[q]} cards"
