@@ -10,7 +10,7 @@ import pytest
 from replay_checker import assert_valid_trace
 from rules_helpers import cfg, log
 
-from unosim.engine.game import IllegalActionError, Round, play_game
+from unosim.engine.game import IllegalActionError, Round, action_name, play_game
 from unosim.engine.state import compile_config
 from unosim.rules.config import load_config
 
@@ -299,6 +299,70 @@ def test_last_card_draws_by_default():
     assert log(r)[1:] == ["play 0 RD2 R", "draw 1 B1 B2 (draw2)", "end 0 9"]
 
 
+# --- how the built-in policies play them -------------------------------------------------
+def seated(policy: str, hands, discard, *overrides, player=1, direction=1):
+    """Every seat plays ``policy``; ``player`` (seat 0 by default) starts."""
+    seats = ",".join([policy] * len(hands))
+    return at(hands, discard, f"seats=[{seats}]", *overrides, player=player,
+              direction=direction)
+
+
+def choice(r: Round) -> str:
+    a = r.policy_action()
+    assert a in r.legal_actions()
+    return action_name(a)
+
+
+@pytest.mark.parametrize("policy", ["strategic", "defender", "greedy", "cautious", "random"])
+def test_deflect_every_policy_deflects_rather_than_draw(policy: str) -> None:
+    hands = [["G1", "G2", "G3"], ["RD2", "B5", "B6"], ["RS", "Y1", "Y2"], ["B3", "B4", "G4"]]
+    r = seated(policy, hands, ["R7"], DEFLECT)
+    r.apply("RD2")
+    assert r.current_player == 2 and choice(r) == "RS"
+
+
+def test_deflect_strategic_sends_the_draw_to_the_smaller_hand() -> None:
+    # seat 1 plays the Draw Two; seat 2 holds both a Skip and a Reverse of red
+    short_back = [["G1", "G2", "G3", "G4", "G5"], ["RD2", "B5", "B6"], ["RS", "RR", "Y1"],
+                  ["B3", "B4", "G6", "G7", "G8"]]
+    r = seated("strategic", short_back, ["R7"], DEFLECT)
+    r.apply("RD2")
+    assert choice(r) == "RR"  # seat 1 (two cards left) gets it back
+    short_ahead = [["G1", "G2", "G3", "G4", "G5"], ["RD2", "B5", "B6", "B7", "B8"],
+                   ["RS", "RR", "Y1"], ["B3", "B4", "G6"]]
+    r = seated("strategic", short_ahead, ["R7"], DEFLECT)
+    r.apply("RD2")
+    assert choice(r) == "RS"  # seat 3 (three cards) rather than seat 1 (four)
+
+
+def test_deflect_defender_keeps_a_skip_in_reserve() -> None:
+    hands = [["RS", "R1", "G3"], ["B1", "B2"], ["Y1", "Y2"]]
+    r = seated("defender", hands, ["R7"], DEFLECT, player=0)
+    assert choice(r) == "R1"
+    r = seated("cautious", hands, ["R7"], DEFLECT, player=0)
+    assert choice(r) in ("R1", "RS")
+
+
+def test_multiple_play_each_policy_decides_how_many() -> None:
+    hands = [["R5", "G5", "B5", "B1", "Y7"], ["B2", "B3"], ["B4", "B6"]]
+    dropped = {}
+    for policy in ("greedy", "cautious", "strategic", "random"):
+        r = seated(policy, hands, ["R7"], MULTI, player=0)
+        r.apply("R5")
+        while r.phase == "multi":
+            r.step()
+        dropped[policy] = sum(1 for line in log(r) if line.startswith("play 0"))
+    # greedy and random drop every 5; keep_colors seats keep G5, the last green
+    assert dropped == {"greedy": 3, "cautious": 2, "strategic": 2, "random": 3}
+
+
+def test_forced_play_binds_every_policy() -> None:
+    hands = [["R1", "WD4", "G3"], ["B1", "B2"], ["Y1", "Y2"]]
+    for policy in ("greedy", "cautious", "defender", "strategic", "random"):
+        r = seated(policy, hands, ["R7"], FORCED, player=0)
+        assert "draw" not in r.legal_action_names() and choice(r) == "R1"
+
+
 # --- every ruling through the replay checker, with every policy ------------------------------
 RULINGS = [
     [ANY], [NONE], [FORCED], [FREE_WD4], [NO_CHALLENGE], [DEFLECT], [NO_ACTION_FINISH], [MULTI],
@@ -332,3 +396,54 @@ def test_all_rulings_with_the_house_rules_and_editions(config: str, extra: list[
              LAST_NO_DRAW]
     replay(config, [*every, *extra])
     replay(config, [*every, NO_CHALLENGE, FREE_WD4, NONE, "policy=strategic", *extra])
+
+
+# --- unosim rulings and the config vocabulary ------------------------------------------------
+def test_unosim_rulings_lists_every_switch_from_its_declaration() -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from unosim.cli import main
+    from unosim.rules.settings import house_rule_switches
+
+    text = CliRunner().invoke(main, ["rulings"])
+    assert text.exit_code == 0, text.output
+    out = CliRunner().invoke(main, ["rulings", "--format", "json"])
+    rows = json.loads(out.output)
+    assert [r["key"] for r in rows] == list(house_rule_switches())
+    by_key = {r["key"]: r for r in rows}
+    assert by_key["house_rules.challenge"]["default"] is True
+    assert by_key["house_rules.draw_then_play"]["values"] == "drawn|any|none"
+    assert by_key["house_rules.jump_in"]["values"] == "true|false|same_number"
+    assert {r["section"] for r in rows} == {6, 12}
+    for r in rows:
+        assert r["label"] and r["source"], r
+        assert r["key"] in text.output and r["label"] in text.output
+
+
+@pytest.mark.parametrize(("override", "message"), [
+    ("house_rules.draw_then_play=maybe", "house_rules.draw_then_play: "),
+    ("house_rules.jump_in=sometimes", "house_rules.jump_in: expected true, false or same_number"),
+    ("house_rules.deflect=3", "house_rules.deflect: "),
+    ("house_rules.seven_o_pass=right", "house_rules.seven_o_pass: "),
+])
+def test_bad_ruling_values_are_one_line_errors_naming_the_key(override: str, message: str) -> None:
+    from unosim.rules.errors import ConfigError
+
+    with pytest.raises(ConfigError) as exc:
+        load_config("classic", [override])
+    assert message in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_rulings_in_yaml_like_house_rules(tmp_path: Path) -> None:
+    path = tmp_path / "ruled.yaml"
+    path.write_text("extends: classic.yaml\nhouse_rules:\n  deflect: true\n"
+                    "  jump_in: same_number\n  draw_then_play: none\n")
+    c = load_config(path)
+    assert c.house_rules.deflect and c.house_rules.jump_in == "same_number"
+    assert c.house_rules.draw_then_play == "none"
+    from unosim.rules.settings import rules_on
+
+    assert rules_on(c) == ["jump-in on the same number", "drawing ends the turn",
+                           "deflect a draw with Reverse or Skip"]

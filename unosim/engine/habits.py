@@ -33,7 +33,7 @@ from unosim.engine.kinds import (
 )
 from unosim.engine.rng import chance, rng_int
 from unosim.engine.rules import can_stack, challengeable, last_card_play, wd4_ok
-from unosim.engine.rulings import can_deflect, deflect_kind, jump_card_ok
+from unosim.engine.rulings import can_deflect, deflect_kind, jump_card_ok, ruled
 from unosim.engine.state import (
     A_ACCEPT,
     A_CHALLENGE,
@@ -109,7 +109,7 @@ DUMP_WEIGHT = 10.0  # per point, once someone is nearly out: wilds, then actions
 ATTACK = 1000.0
 REVERSE_AWAY = 900.0
 SWITCH_TO_VOID = 40.0
-DEFLECT_BACK = 50.0  # deflect: send the draw to the smaller of the two neighbouring hands
+DEFLECT_BACK = 1000.0  # deflect: send the draw to the smaller neighbouring hand, first of all
 KEEP_RESERVE = -10000.0  # the last stackable card: only if nothing else is legal
 # Naming a color (name_most_held): each card held of it, then switch_to_void's pull
 # towards a color the next player drew on (held: above any count; not held: a tie-break).
@@ -133,7 +133,7 @@ def fewest_other(S: State, C: Config, p: int) -> int:
 def is_reserve(C: Config, k: int) -> bool:
     """Could ``k`` ever be stacked on (or deflect) a pending draw under this config's switches?"""
     ci = C.ci
-    if ci[C_DEFLECT] != 0 and (is_skip(k) or is_reverse(k)):
+    if ruled(C) and ci[C_DEFLECT] != 0 and (is_skip(k) or is_reverse(k)):
         return True
     if k == WD4:
         return ci[C_STACK_WD4_WD4] != 0 or ci[C_STACK_WD4_D2] != 0
@@ -146,7 +146,7 @@ def reserve_held(S: State, C: Config, p: int) -> int:
     for k in STACKABLE:
         if is_reserve(C, k):
             n += S.hands[p, k]
-    if C.ci[C_DEFLECT] != 0:  # every Skip and Reverse can deflect
+    if ruled(C) and C.ci[C_DEFLECT] != 0:  # every Skip and Reverse can deflect
         for c in range(NCOLORS):
             n += S.hands[p, card(c, SKIP)] + S.hands[p, card(c, REVERSE)]
     return n
@@ -246,7 +246,7 @@ def turn_card(S: State, C: Config, p: int) -> int:
     cards are visited by class, as `uniform_card` counts them: the active
     color, the top's rank in the other colors, the wilds."""
     s, hands = S.s, S.hands
-    if C.ci[C_NO_ACTION_FINISH] != 0 and hands[p, H_SIZE] == 1:
+    if ruled(C) and hands[p, H_SIZE] == 1 and C.ci[C_NO_ACTION_FINISH] != 0:
         return last_card_play(S, C, p)
     nxt, action, wd4, reverse, dump, reserve = situation(S, C, p, True)
     best, bscore = -1, -1e18
@@ -378,7 +378,7 @@ def stack_card(S: State, C: Config, p: int) -> int:
                                dump, reserve)
         if sc > bscore:
             best, bscore = k, sc
-    if C.ci[C_DEFLECT] != 0:
+    if ruled(C) and C.ci[C_DEFLECT] != 0:
         for i in range(2):
             k = deflect_kind(S, i)
             if can_deflect(S, C, p, k):
@@ -451,7 +451,7 @@ def habit_action(S: State, C: Config) -> int:
         k = turn_card(S, C, p)
         return A_DRAW if k < 0 else k
     if ph == PH_DRAWN:
-        if C.ci[C_DRAW_THEN_PLAY] == THEN_ANY:  # any legal card: the habits' first
+        if ruled(C) and C.ci[C_DRAW_THEN_PLAY] == THEN_ANY:  # any legal card: the habits' first
             k = turn_card(S, C, p)
             return A_PASS if k < 0 else k
         return s[S_DRAWN]
@@ -470,7 +470,9 @@ def habit_action(S: State, C: Config) -> int:
     if ph == PH_JUMP:
         if not chance(S.rng, pp[p, P_JUMP]):
             return A_PASS
-        return jump_choice(S, C, p) if C.ci[C_JUMP_IN] == JUMP_SAME_NUMBER else top_card(S)
+        if ruled(C) and C.ci[C_JUMP_IN] == JUMP_SAME_NUMBER:
+            return jump_choice(S, C, p)
+        return top_card(S)
     if ph == PH_MULTI:
         return drop_choice(S, C, p)
     return -1

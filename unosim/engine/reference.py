@@ -11,8 +11,8 @@ from __future__ import annotations
 from unosim.engine.jit import jit
 from unosim.engine.kinds import card, is_number, is_wild, rank_of
 from unosim.engine.rng import rng_int
-from unosim.engine.rules import can_stack, last_card_play, may_answer
-from unosim.engine.rulings import jump_card_ok
+from unosim.engine.rules import can_play, can_stack, may_answer
+from unosim.engine.rulings import jump_card_ok, ruled
 from unosim.engine.state import (
     A_ACCEPT,
     A_COLOR,
@@ -21,11 +21,9 @@ from unosim.engine.state import (
     A_TARGET,
     C_DEFLECT,
     C_JUMP_IN,
-    C_NO_ACTION_FINISH,
     C_PLAYERS,
-    C_WD4_FREE,
+    C_TURN_RULED,
     C_WD4_WILDS_BLOCK,
-    H_SIZE,
     H_SUIT,
     JUMP_SAME_NUMBER,
     NCOLORS,
@@ -61,7 +59,7 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
     agree with the definitions."""
     hands, rng = S.hands, S.rng
     if stack:
-        if C.ci[C_DEFLECT] != 0:
+        if ruled(C) and C.ci[C_DEFLECT] != 0:
             return uniform_answer(S, C, p)
         total = 0
         for k in STACKABLE:
@@ -76,8 +74,6 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
                     return k
                 x -= hands[p, k]
         return -1
-    if C.ci[C_NO_ACTION_FINISH] != 0 and hands[p, H_SIZE] == 1:
-        return last_card_play(S, C, p)
     # the hot path: active color, same rank in other colors, wilds (in this order)
     c = S.s[S_COLOR]
     t = top_card(S)
@@ -93,8 +89,7 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
                 total += h[card(cc, tr)]
     hw, hx = h[W], h[WX]
     total += hw + hx
-    if (held_color == 0 and (C.ci[C_WD4_WILDS_BLOCK] == 0 or (hw == 0 and hx == 0))
-            or C.ci[C_WD4_FREE] != 0):
+    if held_color == 0 and (C.ci[C_WD4_WILDS_BLOCK] == 0 or (hw == 0 and hx == 0)):
         total += h[WD4]
     if total == 0:
         return -1
@@ -126,8 +121,8 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
 @jit
 def uniform_among(S: State, C: Config, p: int, what: int) -> int:
     """A uniformly chosen physical card of ``p``'s that may answer the pending
-    draw (``what`` 0: stack or deflect), jump in (1), or join the drop (2,
-    multiple_play); -1 if none. Not the hot path: only the rulings reach it."""
+    draw (``what`` 0: stack or deflect), jump in (1), join the drop (2,
+    multiple_play) or be played (3); -1 if none. Not the hot path: only the rulings reach it."""
     hands = S.hands
     t = top_card(S)
     total = 0
@@ -151,7 +146,9 @@ def pick_ok(S: State, C: Config, p: int, k: int, t: int, what: int) -> bool:
         return may_answer(S, C, p, k)
     if what == 1:
         return jump_card_ok(S, C, p, k, t)
-    return is_number(k) and rank_of(k) == rank_of(t)
+    if what == 2:
+        return is_number(k) and rank_of(k) == rank_of(t)
+    return can_play(S, C, p, k)
 
 
 @jit
@@ -180,12 +177,15 @@ def random_action(S: State, C: Config) -> int:
     ph = s[S_PHASE]
     p = s[S_CUR]
     if ph == PH_TURN:
-        k = uniform_card(S, C, p, False)
+        if ruled(C) and C.ci[C_TURN_RULED] != 0:  # a ruling changes what is legal: count by can_play
+            k = uniform_among(S, C, p, 3)
+        else:
+            k = uniform_card(S, C, p, False)
         return A_DRAW if k < 0 else k
     if ph == PH_DRAWN:
         if s[S_DRAWN] >= 0:
             return s[S_DRAWN]
-        k = uniform_card(S, C, p, False)  # draw_then_play: any, the drawn card unplayable
+        k = uniform_among(S, C, p, 3)  # draw_then_play: any, the drawn card unplayable
         return A_PASS if k < 0 else k
     if ph == PH_COLOR:
         return A_COLOR + rng_int(rng, NCOLORS)
@@ -195,7 +195,7 @@ def random_action(S: State, C: Config) -> int:
     if ph == PH_TARGET:
         return A_TARGET + uniform_target(S, C, p)
     if ph == PH_JUMP:
-        if C.ci[C_JUMP_IN] == JUMP_SAME_NUMBER:
+        if ruled(C) and C.ci[C_JUMP_IN] == JUMP_SAME_NUMBER:
             return uniform_among(S, C, p, 1)
         return top_card(S)
     if ph == PH_MULTI:  # multiple_play: drop every card of the number, in uniform order

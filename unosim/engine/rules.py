@@ -73,6 +73,7 @@ from unosim.engine.rulings import (
     finish_ok,
     jump_card_ok,
     jump_ok,
+    ruled,
     same_number_held,
 )
 from unosim.engine.scoring import round_points
@@ -137,6 +138,7 @@ from unosim.engine.state import (
     PH_DRAWN,
     PH_JUMP,
     PH_MULTI,
+    PH_MULTI_PASS,
     PH_PENDING,
     PH_TARGET,
     PH_TURN,
@@ -213,7 +215,7 @@ def wd4_ok(S: State, C: Config, p: int) -> bool:
     """A WD4 is legal only without another card of the active color (and, where
     the edition says wilds match the color, without W or WX)."""
     hands = S.hands
-    if C.ci[C_WD4_FREE] != 0:
+    if ruled(C) and C.ci[C_WD4_FREE] != 0:
         return True  # wd4_unrestricted (docs/rules.md §12)
     if hands[p, H_SUIT + S.s[S_COLOR]] > 0:
         return False
@@ -225,7 +227,7 @@ def wd4_ok(S: State, C: Config, p: int) -> bool:
 @jit
 def can_play(S: State, C: Config, p: int, k: int) -> bool:
     """Legality of kind ``k`` for player ``p`` (whether it is held is not checked)."""
-    if not finish_ok(S, C, p, k):
+    if ruled(C) and not finish_ok(S, C, p, k):
         return False
     if k == W or k == WX:
         return True
@@ -240,7 +242,7 @@ def can_play(S: State, C: Config, p: int, k: int) -> bool:
 def can_stack(S: State, C: Config, p: int, k: int) -> bool:
     """May ``p`` add ``k`` to the pending draw (stacking switches + docs/rules.md §3)?"""
     ci, s, pp = C.ci, S.s, C.pp
-    if S.hands[p, k] <= 0 or not finish_ok(S, C, p, k):
+    if S.hands[p, k] <= 0 or (ruled(C) and not finish_ok(S, C, p, k)):
         return False
     if s[S_PEND_KIND] == WD4:
         if k == WD4:
@@ -258,7 +260,8 @@ def challengeable(S: State, C: Config) -> bool:
     a deflection, and not where the rulings remove the challenge."""
     s, ci = S.s, C.ci
     return (s[S_PEND_KIND] == WD4 and s[S_CHAIN] == 1 and s[S_STACK_TURN] == 0
-            and s[S_DEFLECTED] == 0 and ci[C_CHALLENGE] != 0 and ci[C_WD4_FREE] == 0)
+            and (not ruled(C) or (s[S_DEFLECTED] == 0 and ci[C_CHALLENGE] != 0
+                                  and ci[C_WD4_FREE] == 0)))
 
 
 @jit
@@ -293,7 +296,7 @@ def pending_choice(S: State, C: Config, p: int) -> bool:
     for k in STACKABLE:
         if can_stack(S, C, p, k):
             return True
-    if C.ci[C_DEFLECT] != 0:
+    if ruled(C) and C.ci[C_DEFLECT] != 0:
         for i in range(2):
             if can_deflect(S, C, p, deflect_kind(S, i)):
                 return True
@@ -387,17 +390,6 @@ def do_uno(S: State, C: Config, p: int) -> None:
 
 
 @jit
-def after_choices(S: State, C: Config) -> None:
-    """Every choice for the play is made: write it and resolve it."""
-    s = S.s
-    p, k = s[S_LASTP], s[S_LASTK]
-    emit(S, EV_PLAY, p, k, s[S_COLOR], 0, 0)
-    if C.ci[C_MULTIPLE_PLAY] != 0 and multi_offer(S, p, k):
-        return
-    resolve_play(S, C)
-
-
-@jit
 def multi_offer(S: State, p: int, k: int) -> bool:
     """multiple_play: after a number played on ``p``'s turn (or in the drop), ``p``
     may drop another card of that number before the play resolves."""
@@ -412,11 +404,18 @@ def multi_offer(S: State, p: int, k: int) -> bool:
 
 
 @jit
-def resolve_play(S: State, C: Config) -> None:
-    """The top card's effect, the UNO call and the end of the round, in order."""
+def after_choices(S: State, C: Config) -> None:
+    """Every choice for the play is made: write it and resolve it (after a
+    multiple_play drop, ``PH_MULTI_PASS``: only resolve its last card)."""
     s, hands, ci = S.s, S.hands, C.ci
     p, k = s[S_LASTP], s[S_LASTK]
     d = s[S_DIR]
+    if not ruled(C) or ci[C_MULTIPLE_PLAY] == 0:
+        emit(S, EV_PLAY, p, k, s[S_COLOR], 0, 0)
+    elif s[S_PHASE] != PH_MULTI_PASS:
+        emit(S, EV_PLAY, p, k, s[S_COLOR], 0, 0)
+        if multi_offer(S, p, k):
+            return
     if k == WX:
         do_special(S, C, p)
     if hands[p, H_SIZE] == 1:
@@ -425,12 +424,12 @@ def resolve_play(S: State, C: Config) -> None:
     if hands[p, H_SIZE] == 0:
         # last card: its draw still happens and counts in scoring
         if k == WD4 or is_draw_two(k):
-            if ci[C_LAST_CARD_DRAWS] != 0:
+            if not ruled(C) or ci[C_LAST_CARD_DRAWS] != 0:
                 total = s[S_PEND] + (WD4_DRAW if k == WD4 else DRAW_TWO_DRAW)
                 chain = s[S_CHAIN] + 1
                 cause = CAUSE_STACK if chain >= 2 else (CAUSE_WD4 if k == WD4 else CAUSE_DRAW2)
                 draw_n(S, victim, total, cause)
-        elif s[S_PEND] > 0:
+        elif ruled(C) and s[S_PEND] > 0:
             deflect_last(S, C, p, k)
         s[S_PEND] = 0
         s[S_CHAIN] = 0
@@ -447,13 +446,13 @@ def resolve_play(S: State, C: Config) -> None:
         resolved(S, C)
         return
     if is_skip(k):
-        if s[S_PEND] > 0:  # deflect: the pending draw moves on
+        if ruled(C) and s[S_PEND] > 0:  # deflect: the pending draw moves on
             deflect(S, C, p, k)
             return
         emit(S, EV_SKIP, victim, 0, 0, 0, 0)
         s[S_NEXT] = next_alive(S, C, victim, d)
     elif is_reverse(k):
-        if s[S_PEND] > 0:
+        if ruled(C) and s[S_PEND] > 0:
             deflect(S, C, p, k)
             return
         # the switch applies only with two seats in play
@@ -471,7 +470,7 @@ def resolve_play(S: State, C: Config) -> None:
         goto_pending(S, C, victim)
         return
     elif ci[C_SEVEN_O] != 0 and rank_of(k) == SWAP_RANK and s[S_NALIVE] > 1:
-        if ci[C_SEVEN_O_SWAP] == SWAP_NEXT:
+        if ruled(C) and ci[C_SEVEN_O_SWAP] == SWAP_NEXT:
             seven_swap(S, C, p, victim)
             return
         s[S_PHASE] = PH_TARGET
@@ -479,7 +478,7 @@ def resolve_play(S: State, C: Config) -> None:
         s[S_TARGET_CTX] = TGT_SWAP
         return
     elif ci[C_SEVEN_O] != 0 and rank_of(k) == ROTATE_RANK:
-        rotate_hands(S, C, 1 if ci[C_SEVEN_O_PASS] == PASS_LEFT else d)
+        rotate_hands(S, C, 1 if ruled(C) and ci[C_SEVEN_O_PASS] == PASS_LEFT else d)
         s[S_NEXT] = victim
     else:
         s[S_NEXT] = victim
@@ -628,7 +627,7 @@ def jump_scan(S: State, C: Config) -> None:
     for _ in range(s[S_JUMP_I] + 1):
         q = next_alive(S, C, q, s[S_DIR])
     i = s[S_JUMP_I]
-    plain = ci[C_JUMP_IN] == JUMP_IDENTICAL and ci[C_NO_ACTION_FINISH] == 0
+    plain = not ruled(C) or (ci[C_JUMP_IN] == JUMP_IDENTICAL and ci[C_NO_ACTION_FINISH] == 0)
     while i < s[S_NALIVE] - 1:
         if hands[q, t] > 0 if plain else jump_ok(S, C, q, t):
             s[S_JUMP_I] = i
@@ -653,7 +652,7 @@ def draw_for_turn(S: State, C: Config, p: int) -> None:
             break
     close_draw(S)
     S.voids[p, s[S_COLOR]] = 1  # public: p drew on this color (any card it keeps is not)
-    then = C.ci[C_DRAW_THEN_PLAY]
+    then = C.ci[C_DRAW_THEN_PLAY] if ruled(C) else 0
     if then == 0 or dup:  # only the drawn card (draw_until_play: always; docs/DECISIONS.md)
         if k >= 0 and can_play(S, C, p, k):
             s[S_PHASE] = PH_DRAWN
@@ -678,7 +677,7 @@ def is_legal(S: State, C: Config, a: int) -> bool:
         return False
     if ph == PH_TURN:
         if a == A_DRAW:
-            return C.ci[C_FORCED_PLAY] == 0 or not has_legal(S, C, p)
+            return not ruled(C) or C.ci[C_FORCED_PLAY] == 0 or not has_legal(S, C, p)
         if a < NK and hands[p, a] > 0:
             return can_play(S, C, p, a) or (a == WD4 and pp[p, P_BLUFF] > 0
                                             and finish_ok(S, C, p, a))
@@ -807,6 +806,7 @@ def apply_legal(S: State, C: Config, a: int) -> None:
             start_play(S, C, p, a)
     elif ph == PH_MULTI:
         if a == A_PASS:
-            resolve_play(S, C)
+            s[S_PHASE] = PH_MULTI_PASS
+            after_choices(S, C)
         else:
             start_play(S, C, p, a)

@@ -24,7 +24,11 @@ last_card_draws     off: a last Draw Two / WD4 (or deflected draw) draws nothing
 
 from __future__ import annotations
 
-from unosim.engine.jit import jit
+from typing import Any
+
+from numba.extending import overload
+
+from unosim.engine.jit import jit, uses
 from unosim.engine.kinds import card, color_of, is_number, is_reverse, is_skip, rank_of
 from unosim.engine.state import (
     C_DEFLECT,
@@ -33,17 +37,39 @@ from unosim.engine.state import (
     H_SIZE,
     JUMP_SAME_NUMBER,
     NCOLORS,
+    RULINGS,
     S_COLOR,
     Config,
     State,
+    marker,
 )
 from unosim.rules.cards import REVERSE, SKIP
+
+
+def ruled(C: Any) -> bool:
+    """Does the config play a ruling away from the printed rules? A constant of the
+    config record's type in compiled code (`unosim.engine.state.RULINGS`), so with
+    the printed rules every guarded hook compiles away and the kernel is the one
+    it was before the rulings."""
+    return marker(RULINGS) in (getattr(getattr(C, "dtype", None), "names", None) or ())
+
+
+@overload(ruled, inline="always")
+def _ruled(C: Any) -> Any:
+    if uses(RULINGS, C):
+        def on(C: Any) -> bool:
+            return True
+        return on
+
+    def off(C: Any) -> bool:
+        return False
+    return off
 
 
 @jit
 def finish_ok(S: State, C: Config, p: int, k: int) -> bool:
     """no_action_finish: ``k`` may be ``p``'s last card only if it is a number."""
-    return C.ci[C_NO_ACTION_FINISH] == 0 or S.hands[p, H_SIZE] != 1 or is_number(k)
+    return S.hands[p, H_SIZE] != 1 or C.ci[C_NO_ACTION_FINISH] == 0 or is_number(k)
 
 
 @jit

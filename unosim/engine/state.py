@@ -61,7 +61,10 @@ C_HOUSE = 14  # the house-rule switches follow, in their declared order
 # Dotted keys of the on/off house rules (rules.settings): adding a switch there
 # gives it a ci slot here and in compile_config; the kernel names the ones it reads.
 HOUSE_RULE_KEYS = tuple(house_rule_switches())
-NCI = C_HOUSE + len(HOUSE_RULE_KEYS)
+# 1: a ruling changes which cards a turn may play (wd4_unrestricted, no_action_finish),
+# so the reference policy leaves its counted fast path (derived, after the switches)
+C_TURN_RULED = C_HOUSE + len(HOUSE_RULE_KEYS)
+NCI = C_TURN_RULED + 1
 
 
 def house_rule_index(key: str) -> int:
@@ -201,6 +204,7 @@ PH_PENDING = 4  # facing a pending Draw Two / WD4: accept, challenge, stack
 PH_TARGET = 5  # choose a seat (Seven-O swap, special wild)
 PH_JUMP = 6  # a player holding the top card may jump in, or pass
 PH_MULTI = 7  # multiple_play: drop another card of the number just played, or pass
+PH_MULTI_PASS = 8  # transient: the drop is over, its last play resolves (never a decision)
 
 # --- draw causes (docs/trace.md §3) ---------------------------------------------
 CAUSES = ("turn", "draw2", "wd4", "stack", "challenge", "uno", "special", "dont_talk")
@@ -324,7 +328,8 @@ ISMCTS = "ismcts"  # the search player
 KNOWN = "known"  # the known-cards record (read by the search player and the façade)
 SPECIALS = "specials"  # the editions' special wilds (a deck with WX cards)
 TRACE = "trace"  # the trace writer (a state built to be traced)
-FEATURES = (HABITS, ISMCTS, KNOWN, SPECIALS, TRACE)
+RULINGS = "rulings"  # docs/rules.md §12 away from the printed rules (unosim.engine.rulings)
+FEATURES = (HABITS, ISMCTS, KNOWN, SPECIALS, TRACE, RULINGS)
 
 
 MARKER_PREFIX = "uses_"  # a variant's marker fields: its type, not its state
@@ -462,7 +467,16 @@ def config_dtype(pile: int, features: frozenset[str] = frozenset()) -> np.dtype:
 
 
 # Everything but the trace writer, which belongs to the state: what the façade compiles.
-ALL_CONFIG_FEATURES = frozenset({HABITS, ISMCTS, KNOWN, SPECIALS})
+ALL_CONFIG_FEATURES = frozenset({HABITS, ISMCTS, KNOWN, SPECIALS, RULINGS})
+
+
+def rulings_used(ci: IntArray) -> bool:
+    """Does a compiled config play any ruling of docs/rules.md §12 away from its
+    printed default (``jump_in: same_number`` included)?"""
+    printed = {C_DRAW_THEN_PLAY: 0, C_FORCED_PLAY: 0, C_WD4_FREE: 0, C_CHALLENGE: 1,
+               C_DEFLECT: 0, C_NO_ACTION_FINISH: 0, C_MULTIPLE_PLAY: 0, C_SEVEN_O_SWAP: 0,
+               C_SEVEN_O_PASS: 0, C_LAST_CARD_DRAWS: 1}
+    return ci[C_JUMP_IN] == JUMP_SAME_NUMBER or any(ci[i] != v for i, v in printed.items())
 
 
 def config_features(cc: KernelArrays) -> frozenset[str]:
@@ -470,7 +484,7 @@ def config_features(cc: KernelArrays) -> frozenset[str]:
 
     A search seat brings the habit policies too (its playouts and prior may
     use them) and the known-cards record it reads; the special wilds come
-    with a deck that holds WX cards.
+    with a deck that holds WX cards; the rulings' hooks with a ruling played.
 
     >>> from unosim.rules.config import load_config
     >>> sorted(config_features(compile_config(load_config("classic"))))
@@ -487,6 +501,8 @@ def config_features(cc: KernelArrays) -> frozenset[str]:
         out.add(KNOWN)
     if cc.deck_counts[WX] > 0:
         out.add(SPECIALS)
+    if rulings_used(cc.ci):
+        out.add(RULINGS)
     return frozenset(out)
 
 
@@ -579,6 +595,7 @@ def compile_config(cfg: GameConfig) -> CompiledConfig:
     ci[C_KNOWN] = int(any(p == "ismcts" for p in cfg.seat_policies))
     for i, key in enumerate(HOUSE_RULE_KEYS):
         ci[C_HOUSE + i] = switch_code(key, _setting(cfg, key))
+    ci[C_TURN_RULED] = int(cfg.house_rules.wd4_unrestricted or cfg.house_rules.no_action_finish)
 
     cf = np.array([getattr(cfg.behaviour, key) for key in BEHAVIOUR_KEYS], dtype=np.float64)
 

@@ -19,11 +19,12 @@ from pydantic import (
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
+    field_validator,
     model_serializer,
     model_validator,
 )
 
-from unosim.rules.errors import KeyedValueError
+from unosim.rules.errors import KeyedValueError, quoted
 from unosim.rules.plugins import is_plugin_name
 
 __all__ = [
@@ -162,6 +163,14 @@ class HouseRules(StrictModel):
     last_card_draws: Annotated[bool, Field(title="a last Draw Two or WD4 still draws"), Source(
         f"official: the next player draws and it scores, {_SEED}; no draw: {_TABLE}",
         12)] = True
+
+    @field_validator("jump_in", mode="before")
+    @classmethod
+    def _jump_in_value(cls, v: object) -> object:
+        # one plain error for the union (pydantic would report each member)
+        if v is True or v is False or v == "same_number":
+            return v
+        raise ValueError(f"expected true, false or same_number, got {quoted(v)}")
 
     @model_serializer(mode="wrap")
     def _printed_rulings_left_out(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:

@@ -309,6 +309,8 @@ def _values(annotation: object, metadata: Sequence[object] = ()) -> str:
         return "true|false"
     if origin is Literal:
         return "|".join(map(str, args))
+    if origin in (Union, UnionType) and all(a is bool or get_origin(a) is Literal for a in args):
+        return "|".join(_values(a) for a in args)  # a switch with named values (jump_in)
     if origin in (Union, UnionType):
         return " or ".join(_values(a) if a is not NoneType else "null" for a in args)
     if origin is list:
