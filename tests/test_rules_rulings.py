@@ -447,3 +447,11 @@ def test_rulings_in_yaml_like_house_rules(tmp_path: Path) -> None:
 
     assert rules_on(c) == ["jump-in on the same number", "drawing ends the turn",
                            "deflect a draw with Reverse or Skip"]
+
+
+def test_all_rulings_with_a_search_seat() -> None:
+    """ismcts chooses among the legal actions, which every ruling constrains."""
+    every = [ANY, FORCED, DEFLECT, NO_ACTION_FINISH, MULTI, SAME_NUMBER, SEVEN_O, SWAP_NEXT,
+             LAST_NO_DRAW, D2D2]
+    replay("classic.yaml", [*every, "seats=[{policy: ismcts, params: {iterations: 30}}, "
+                                    "random, strategic, defender]"], 2)
