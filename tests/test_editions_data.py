@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 from tests.rules_helpers import Round, log
 from unosim.cli import main
+from unosim.engine.batch import COUNT_ROUNDS, simulate
 from unosim.engine.state import compile_config
 from unosim.rules.config import validate_config
 from unosim.rules.editions import (
@@ -30,13 +31,10 @@ from unosim.rules.errors import ConfigError
 from unosim.rules.yamlio import EDITIONS_DIR
 
 CLASSIC = (Path(EDITIONS_DIR) / "classic.yaml").read_text()
-# classic whose Skips skip everyone (30 points) and with eight Wild Draw Fours
-USER_EDITION = (CLASSIC.replace("name: classic", "name: skip_everyone")
-                .replace("{token: S, name: Skip, count: 2, points: 20, effects: [match, skip]}",
-                         "{token: S, name: Skip Everyone, count: 2, points: 30,"
-                         " effects: [match, skip_all]}")
-                .replace("{token: WD4, name: Wild Draw Four, count: 4,",
-                         "{token: WD4, name: Wild Draw Four, count: 8,"))
+# docs/editions.md's example: classic whose Skips skip everyone (30 points),
+# with eight Wild Draw Fours
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "editions"
+USER_EDITION = (EXAMPLES / "skip_everyone.yaml").read_text()
 
 
 def write(path: Path, text: str) -> Path:
@@ -82,8 +80,7 @@ def test_skip_everyone_at_2_and_5_players(tmp_path: Path, players: int) -> None:
 
 
 def test_user_edition_runs_from_the_cli(tmp_path: Path) -> None:
-    write(tmp_path / "mine.yaml", USER_EDITION)
-    cfg = write(tmp_path / "cfg.yaml", "edition: mine.yaml\nplayers: 4\n")
+    cfg = EXAMPLES / "skip_everyone_game.yaml"
     r = CliRunner().invoke(main, ["run", str(cfg), "--games", "200", "--seed", "1", "--jobs",
                                   "1", "--no-report", "--quiet", "--out", str(tmp_path / "o")])
     assert r.exit_code == 0, r.output
@@ -134,3 +131,21 @@ def test_bad_card_kind_is_a_one_line_error(tmp_path: Path, old: str, new: str, k
     err = r.stderr.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("unosim: error:") and key in err[0], err
 
+
+
+POLICIES = ["random", "greedy", "cautious", "defender", "strategic",
+            {"policy": "ismcts", "params": {"iterations": 20}}]
+
+
+@pytest.mark.parametrize("edition", [*list_editions(), "user"])
+def test_every_policy_plays_every_edition(tmp_path: Path, edition: str) -> None:
+    """Habits are read from the effect table, so every seat plays any edition:
+    here one seat of each built-in policy, with every stacking switch on."""
+    if edition == "user":
+        edition = str(write(tmp_path / "mine.yaml", USER_EDITION))
+    data = {"edition": edition, "players": len(POLICIES), "seats": POLICIES,
+            "house_rules": {"stacking": {"draw_two_on_draw_two": True, "wd4_on_wd4": True,
+                                         "wd4_on_draw_two": True, "draw_two_on_wd4": True}}}
+    cc = compile_config(validate_config(data))
+    agg, _ = simulate(cc, 5, 0, 6)
+    assert int(agg["counts"][COUNT_ROUNDS]) == 6

@@ -79,7 +79,7 @@ from unosim.engine.state import (
     State,
 )
 from unosim.engine.table import next_alive, top_card
-from unosim.rules.cards import NK, NRANKS
+from unosim.rules.cards import NK, NRANKS, NWILD
 from unosim.rules.effects import FX_COND, FX_DRAW, FX_REVERSE, FX_SKIP, FX_WILD
 
 # Score tiers of a turn's cards. A base order (shed_points or numbers_first)
@@ -251,10 +251,8 @@ def turn_card(S: State, C: Config, p: int) -> int:
                 if sc > bscore:
                     best, bscore = k, sc
     wo, fx = C.wo, C.fx
-    for i in range(NK):
+    for i in range(NWILD):
         k = wo[i]
-        if k < 0:
-            break
         if hands[p, k] > 0 and (fx[k, FX_COND] == 0 or wd4_ok(S, C, p)):
             sc = wild_score(C, p, k, wd4, dump, reserve)
             if sc > bscore:
@@ -378,10 +376,8 @@ def stack_card(S: State, C: Config, p: int) -> int:
 def bluff_card(S: State, C: Config, p: int) -> int:
     """The first conditioned wild (the WD4) ``p`` holds, in the turn's order; -1 none."""
     wo, fx = C.wo, C.fx
-    for i in range(NK):
+    for i in range(NWILD):
         k = wo[i]
-        if k < 0:
-            break
         if fx[k, FX_COND] != 0 and S.hands[p, k] > 0:
             return k
     return -1

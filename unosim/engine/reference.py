@@ -36,7 +36,7 @@ from unosim.engine.state import (
     State,
 )
 from unosim.engine.table import top_card
-from unosim.rules.cards import NK, NRANKS
+from unosim.rules.cards import NK, NRANKS, NWILD
 from unosim.rules.effects import FX_COND
 
 
@@ -87,10 +87,8 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
     # the wilds, unconditioned first (C.wo); a conditioned one (WD4) if it is legal
     wo, fx = C.wo, C.fx
     cond_ok = held_color == 0 and not wilds_block(C, h)
-    for i in range(NK):
+    for i in range(NWILD):
         k = wo[i]
-        if k < 0:
-            break
         if fx[k, FX_COND] == 0 or cond_ok:
             total += h[k]
     if total == 0:
@@ -113,10 +111,8 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
                 if x < n:
                     return card(cc, tr)
                 x -= n
-    for i in range(NK):
+    for i in range(NWILD):
         k = wo[i]
-        if k < 0:
-            break
         if fx[k, FX_COND] == 0 or cond_ok:
             if x < h[k]:
                 return k

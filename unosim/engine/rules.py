@@ -200,9 +200,8 @@ def wd4_ok(S: State, C: Config, p: int) -> bool:
 @jit
 def can_play(S: State, C: Config, p: int, k: int) -> bool:
     """Legality of kind ``k`` for player ``p`` (whether it is held is not checked)."""
-    fx = C.fx
-    if fx[k, FX_WILD] != 0:
-        return fx[k, FX_COND] == 0 or wd4_ok(S, C, p)
+    if is_wild(k):
+        return C.fx[k, FX_COND] == 0 or wd4_ok(S, C, p)
     if color_of(k) == S.s[S_COLOR]:
         return True
     return same_rank(top_card(S), k)

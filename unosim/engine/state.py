@@ -26,7 +26,7 @@ from typing import Any, Protocol, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from unosim.rules.cards import COLORS, NK, W
+from unosim.rules.cards import COLORS, NK, NWILD, W
 from unosim.rules.config import Behaviour, GameConfig, resolved_rules
 from unosim.rules.editions import deck_counts, effects_by_kind, points_by_kind, wish_icon_mask
 from unosim.rules.effects import FX_COND, FX_DRAW, FX_SPECIAL, NFX, SPECIAL_EFFECTS
@@ -383,7 +383,7 @@ class Config(Protocol):
     deck: IntArray  # [pile] the deck in kind order, where every round's shuffle starts
     fx: IntArray  # [NK, NFX] what each kind does (unosim.rules.effects, FX_* columns)
     stk: IntArray  # [NK + 1] the kinds with a draw effect in kind order, then -1
-    wo: IntArray  # [NK - W + 1] the wild kinds in the order a turn offers them, then -1
+    wo: IntArray  # [NWILD] every wild kind, in the order a turn offers them
 
 
 class KernelArrays(Protocol):
@@ -446,7 +446,7 @@ def config_dtype(pile: int, features: frozenset[str] = frozenset()) -> np.dtype:
                      ("pp", np.float64, (MAX_PLAYERS, NPP)), ("points", np.int64, (NK,)),
                      ("icons", np.int64, (NK,)), ("dc", np.int64, (NK,)),
                      ("deck", np.int64, (pile,)), ("fx", np.int64, (NK, NFX)),
-                     ("stk", np.int64, (NK + 1,)), ("wo", np.int64, (NK - W + 1,))])
+                     ("stk", np.int64, (NK + 1,)), ("wo", np.int64, (NWILD,))])
 
 
 # Everything but the trace writer, which belongs to the state: what the façade compiles.
@@ -532,9 +532,7 @@ def config_tuple(cc: KernelArrays, features: frozenset[str] | None = None) -> Co
     rec.stk[:] = -1
     draws = np.flatnonzero(cc.effects[:, FX_DRAW])
     rec.stk[: len(draws)] = draws
-    rec.wo[:] = -1
-    wilds = wild_order(cc.effects)
-    rec.wo[: len(wilds)] = wilds
+    rec.wo[:] = wild_order(cc.effects)
     return cast(Config, rec)
 
 

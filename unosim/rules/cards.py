@@ -28,6 +28,7 @@ NRANKS = 13
 NK = 55  # number of card kinds
 SKIP, REVERSE, DRAW2 = 10, 11, 12  # action ranks
 W, WD4, WX = 52, 53, 54
+NWILD = NK - W  # wild kinds: W and up
 COLORS = "RYGB"
 RANK_TOKENS = [str(i) for i in range(10)] + ["S", "R", "D2"]
 WILD_TOKENS = {W: "W", WD4: "WD4", WX: "WX"}
