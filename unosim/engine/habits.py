@@ -80,7 +80,7 @@ from unosim.engine.state import (
 )
 from unosim.engine.table import next_alive, top_card
 from unosim.rules.cards import NK, NRANKS, NWILD
-from unosim.rules.effects import FX_COND, FX_DRAW, FX_REVERSE, FX_SKIP, FX_WILD
+from unosim.rules.effects import FX_COND, FX_DRAW, FX_REVERSE, FX_SKIP, FX_SKIP_ALL, FX_WILD
 
 # Score tiers of a turn's cards. A base order (shed_points or numbers_first)
 # spreads cards over 0..400; keep_colors and switch_to_void reorder within a
@@ -208,8 +208,8 @@ def colored_score(S: State, C: Config, p: int, k: int, c: int, r: int, nxt: int,
         if pp[p, P_NUMBERS] != 0:
             sc += TIER_ACTION
         fx = C.fx
-        if fx[k, FX_DRAW] > 0 or fx[k, FX_SKIP] != 0:
-            sc += action
+        if fx[k, FX_DRAW] > 0 or fx[k, FX_SKIP] != 0 or fx[k, FX_SKIP_ALL] != 0:
+            sc += action  # a card that costs the next player their turn
         elif fx[k, FX_REVERSE] != 0:
             sc += reverse
         if reserve != 0.0 and is_reserve(C, k):
