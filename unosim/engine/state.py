@@ -384,6 +384,7 @@ class Config(Protocol):
     fx: IntArray  # [NK, NFX] what each kind does (unosim.rules.effects, FX_* columns)
     stk: IntArray  # [NK + 1] the kinds with a draw effect in kind order, then -1
     wo: IntArray  # [NWILD] every wild kind, in the order a turn offers them
+    wfree: int  # how many of them come first without a legality condition
 
 
 class KernelArrays(Protocol):
@@ -446,7 +447,7 @@ def config_dtype(pile: int, features: frozenset[str] = frozenset()) -> np.dtype:
                      ("pp", np.float64, (MAX_PLAYERS, NPP)), ("points", np.int64, (NK,)),
                      ("icons", np.int64, (NK,)), ("dc", np.int64, (NK,)),
                      ("deck", np.int64, (pile,)), ("fx", np.int64, (NK, NFX)),
-                     ("stk", np.int64, (NK + 1,)), ("wo", np.int64, (NWILD,))])
+                     ("stk", np.int64, (NK + 1,)), ("wo", np.int64, (NWILD,)), ("wfree", np.int64)])
 
 
 # Everything but the trace writer, which belongs to the state: what the façade compiles.
@@ -533,6 +534,7 @@ def config_tuple(cc: KernelArrays, features: frozenset[str] | None = None) -> Co
     draws = np.flatnonzero(cc.effects[:, FX_DRAW])
     rec.stk[: len(draws)] = draws
     rec.wo[:] = wild_order(cc.effects)
+    rec.wfree = int((cc.effects[W:, FX_COND] == 0).sum())
     return cast(Config, rec)
 
 
