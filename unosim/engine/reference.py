@@ -11,7 +11,7 @@ from __future__ import annotations
 from unosim.engine.jit import jit
 from unosim.engine.kinds import card, is_number, is_wild, rank_of
 from unosim.engine.rng import rng_int
-from unosim.engine.rules import can_play, can_stack, may_answer
+from unosim.engine.rules import can_play, can_stack, may_answer, wilds_block
 from unosim.engine.rulings import jump_card_ok, ruled
 from unosim.engine.state import (
     A_ACCEPT,
@@ -23,7 +23,6 @@ from unosim.engine.state import (
     C_JUMP_IN,
     C_PLAYERS,
     C_TURN_RULED,
-    C_WD4_WILDS_BLOCK,
     H_SUIT,
     JUMP_SAME_NUMBER,
     NCOLORS,
@@ -44,7 +43,7 @@ from unosim.engine.state import (
     State,
 )
 from unosim.engine.table import top_card
-from unosim.rules.cards import NK, NRANKS, STACKABLE, WD4, WX, W
+from unosim.rules.cards import NK, NRANKS, NWILD
 
 
 @jit
@@ -52,23 +51,29 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
     """A uniformly chosen physical card among the playable (or stackable) ones
     in ``p``'s hand; -1 if there is none.
 
-    Only `STACKABLE` kinds can stack. A turn's play is the innermost loop of
+    Only kinds with a draw effect (``C.stk``) can stack. A turn's play is the innermost loop of
     every simulation, so there the legal cards are counted per class (the
     active color, whose count the table keeps; the top's rank in the other
     colors; wilds) instead of calling `can_play` 55 times; tests check both
     agree with the definitions."""
-    hands, rng = S.hands, S.rng
+    hands, rng, stk = S.hands, S.rng, C.stk
     if stack:
         if ruled(C) and C.ci[C_DEFLECT] != 0:
             return uniform_answer(S, C, p)
         total = 0
-        for k in STACKABLE:
+        for i in range(NK):
+            k = stk[i]
+            if k < 0:
+                break
             if can_stack(S, C, p, k):
                 total += hands[p, k]
         if total == 0:
             return -1
         x = rng_int(rng, total)
-        for k in STACKABLE:
+        for i in range(NK):
+            k = stk[i]
+            if k < 0:
+                break
             if can_stack(S, C, p, k):
                 if x < hands[p, k]:
                     return k
@@ -87,10 +92,12 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
         for cc in range(NCOLORS):
             if cc != c:
                 total += h[card(cc, tr)]
-    hw, hx = h[W], h[WX]
-    total += hw + hx
-    if held_color == 0 and (C.ci[C_WD4_WILDS_BLOCK] == 0 or (hw == 0 and hx == 0)):
-        total += h[WD4]
+    # the wilds: the unconditioned ones (C.wo[:C.wfree]), then the conditioned
+    # ones (WD4) if they are legal
+    wo = C.wo
+    nw = NWILD if held_color == 0 and not wilds_block(C, h) else C.wfree
+    for i in range(nw):
+        total += h[wo[i]]
     if total == 0:
         return -1
     x = rng_int(rng, total)
@@ -111,11 +118,12 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
                 if x < n:
                     return card(cc, tr)
                 x -= n
-    if x < hw:
-        return W
-    if x < hw + hx:
-        return WX
-    return WD4
+    for i in range(nw):
+        k = wo[i]
+        if x < h[k]:
+            return k
+        x -= h[k]
+    return -1
 
 
 @jit
