@@ -40,6 +40,20 @@ STACK_KEYS = (
     "draw_two_on_wd4",
 )
 HOUSE_KEYS = ("jump_in", "seven_o", "draw_until_play", "two_player_reverse")
+# The rulings of docs/rules.md §12 and their printed defaults: a trace leaves a
+# ruling out while it plays the printed rule.
+RULINGS: dict[str, Any] = {
+    "draw_then_play": "drawn",
+    "forced_play": False,
+    "wd4_unrestricted": False,
+    "challenge": True,
+    "deflect": False,
+    "no_action_finish": False,
+    "multiple_play": False,
+    "seven_o_swap": "chosen",
+    "seven_o_pass": "direction",
+    "last_card_draws": True,
+}
 
 # Keys docs/trace.md §2 requires of each event kind ("e" and "round" on every one).
 REQUIRED: dict[str, tuple[str, ...]] = {
@@ -206,6 +220,8 @@ class _Rules:
     draw_until_play: bool
     two_player_reverse: bool
     max_turns: int
+    same_number: bool  # jump_in: same_number
+    ruling: dict[str, Any]  # docs/rules.md §12, defaults filled in
     mode: str
     scoring: str
     target: int
@@ -250,6 +266,13 @@ class _Rules:
             bad.append(f"mode={d['mode']!r}")
         if d["scoring"] not in SCORINGS:
             bad.append(f"scoring={d['scoring']!r}")
+        named = {"draw_then_play": ("drawn", "any", "none"), "seven_o_swap": ("chosen", "next"),
+                 "seven_o_pass": ("direction", "left")}
+        for k, values in named.items():
+            if hr.get(k, RULINGS[k]) not in values:
+                bad.append(f"house_rules.{k}={hr[k]!r}")
+        if hr["jump_in"] not in (False, True, "same_number"):
+            bad.append(f"house_rules.jump_in={hr['jump_in']!r}")
         if bad:
             raise ValueError(f"rules have unknown values: {', '.join(bad)}")
         return cls(
@@ -266,6 +289,8 @@ class _Rules:
             wd4_on_d2=bool(st["wd4_on_draw_two"]),
             d2_on_wd4=bool(st["draw_two_on_wd4"]),
             jump_in=bool(hr["jump_in"]),
+            same_number=hr["jump_in"] == "same_number",
+            ruling={k: hr.get(k, v) for k, v in RULINGS.items()},
             seven_o=bool(hr["seven_o"]),
             draw_until_play=bool(hr["draw_until_play"]),
             two_player_reverse=bool(hr["two_player_reverse"]),
@@ -622,13 +647,18 @@ class _Replay:
         return len(self.draw) + max(len(self.discard) - 1, 0)
 
     def wd4_ok(self, others: Counter[str]) -> bool:
-        """docs/rules.md §3: no other card of the active color (nor W/WX where wilds block)."""
+        """docs/rules.md §3: no other card of the active color (nor W/WX where wilds block);
+        always, under wd4_unrestricted (§12)."""
+        if self.R.ruling["wd4_unrestricted"]:
+            return True
         if any(n > 0 and color_of(c) == self.color for c, n in others.items()):
             return False
         return not (self.R.wd4_wilds_block and (others["W"] > 0 or others["WX"] > 0))
 
     def legal(self, card: str, others: Counter[str]) -> bool:
         """Is ``card`` a legal (non-bluff) play on the top card, ``others`` the rest of the hand?"""
+        if not self.finish_ok(card, others):
+            return False
         if card in ("W", "WX"):
             return True
         if card == "WD4":
@@ -637,6 +667,10 @@ class _Replay:
             return True
         top = self.discard[-1]
         return not is_wild(top) and rank_of(top) == rank_of(card)
+
+    def finish_ok(self, card: str, others: Counter[str]) -> bool:
+        """no_action_finish (§12): a last card must be a number."""
+        return not self.R.ruling["no_action_finish"] or others.total() > 0 or is_number(card)
 
     def rate(self, key: str) -> float | None:
         """A behaviour rate from rules.behaviour, when the trace carries it."""
@@ -823,11 +857,14 @@ class _Replay:
             e = self.take()
             self.judge_play(p, e["card"])
             self.apply_play(e, p)
-            return self.after_play(p, e["card"], None)
+            return self.after_play(p, self.drop(p, e["card"]), None)
         if self.is_(nx, "draw", p=p, cause="turn"):
             c = self.has_legal(p) if p in self.random_seats else None
             if c is not None:
                 self.bad(f"random policy: seat {p} draws while holding the legal {c}", self.i)
+            c = self.has_legal(p) if self.R.ruling["forced_play"] else None
+            if c is not None:
+                self.bad(f"forced_play: seat {p} draws while holding the legal {c}", self.i)
             return self.turn_draw(p)
         if self.available() == 0 and not self.is_(nx, "play"):
             c = self.has_legal(p) if p in self.random_seats else None
@@ -846,17 +883,27 @@ class _Replay:
             return self.nxt(p)
         last = cards[-1]
         nx = self.peek()
+        then = self.R.ruling["draw_then_play"]
+        if self.R.draw_until_play and then == "none":  # draw_until_play plays the card it finds
+            then = "drawn"
         if self.is_(nx, "play", p=p):
             e = self.take()
-            if e["card"] != last:
+            if then == "none":
+                self.bad(f"draw_then_play none: seat {p} plays {e['card']} after drawing")
+            elif e["card"] != last and then == "drawn":
                 self.abort(
                     f"seat {p} plays {e['card']} after drawing; only the drawn card "
                     f"{last} may be played"
                 )
-            self.judge_play(p, last)
+            self.judge_play(p, e["card"])
             self.apply_play(e, p)
-            return self.after_play(p, last, None)
-        if self.legal(last, self.without(p, last)):
+            return self.after_play(p, self.drop(p, e["card"]), None)
+        kept = self.has_legal(p) if then == "any" else None
+        if kept is not None and (self.R.ruling["forced_play"] or self.R.draw_until_play):
+            self.bad(f"seat {p} keeps the legal {kept} after drawing (it must play)")
+        if then == "drawn" and self.legal(last, self.without(p, last)):
+            if self.R.ruling["forced_play"]:
+                self.bad(f"forced_play: seat {p} keeps the playable drawn {last}")
             if self.R.draw_until_play:
                 self.bad(f"draw_until_play: seat {p} drew the playable {last} but did not play it")
             elif p in self.random_seats:
@@ -873,6 +920,8 @@ class _Replay:
                 f"(hand {sorted(self.hands[p].elements())})"
             )
         others = self.without(p, card)
+        if not self.finish_ok(card, others):
+            self.bad(f"no_action_finish: seat {p} plays {card} as its last card")
         if card == "WD4":
             self.wd4_illegal = not self.wd4_ok(others)
             self.wd4_idx = self.cur
@@ -899,6 +948,23 @@ class _Replay:
         self.color = color
         self.top_player = p
 
+    def drop(self, p: int, card: str) -> str:
+        """multiple_play (§12): the turn's number card may be followed by the other
+        cards of its number; returns the last one played (the top card)."""
+        if not (self.R.ruling["multiple_play"] and is_number(card)):
+            return card
+        while self.is_(self.peek(), "play", p=p):
+            e = self.take()
+            c = e["card"]
+            if not is_number(c) or rank_of(c) != rank_of(card):
+                self.abort(f"seat {p} drops {c} with {card}: only the same number may follow")
+            self.apply_play(e, p)
+            card = c
+        more = [c for c in self.hands[p] if is_number(c) and rank_of(c) == rank_of(card)]
+        if more and p in self.random_seats:
+            self.bad(f"random policy: seat {p} keeps {more[0]} of the number it dropped")
+        return card
+
     def done(self, seat: int) -> int:
         """A play has fully resolved: a jump-in may come before ``seat``'s turn."""
         self.window = True
@@ -918,7 +984,7 @@ class _Replay:
             self.abort(f"uno event but seat {nx.get('p')} holds {left} card(s)", self.i)
         r = rank_of(card)
         if left == 0:
-            if r in ("D2", "WD4"):
+            if r in ("D2", "WD4") and self.R.ruling["last_card_draws"]:
                 total = (chain[0] if chain else 0) + (2 if r == "D2" else 4)
                 length = (chain[1] if chain else 0) + 1
                 cause = ("draw2" if r == "D2" else "wd4") if length == 1 else "stack"
@@ -930,14 +996,17 @@ class _Replay:
             b = e["b"]
             if b == p or b not in self.active_set:
                 self.abort(f"swap with seat {b}, not another seat in the round")
+            if self.R.ruling["seven_o_swap"] == "next" and b != self.nxt(p):
+                self.bad(f"seven_o_swap next: seat {p} swaps with {b}, not {self.nxt(p)}")
             self.hands[p], self.hands[b] = self.hands[b], self.hands[p]
         elif self.R.seven_o and r == "0":
             e = self.expect("rotate", "(Seven-O)")
-            if e["direction"] != self.dir:
-                self.bad(f"rotate.direction is {e['direction']}, direction of play is {self.dir}")
+            d = 1 if self.R.ruling["seven_o_pass"] == "left" else self.dir
+            if e["direction"] != d:
+                self.bad(f"rotate.direction is {e['direction']}, expected {d}")
             old = {s: self.hands[s] for s in self.active}
             for s in self.active:
-                self.hands[self.nxt(s)] = old[s]
+                self.hands[self.nxt(s, d)] = old[s]
         elif r == "S":
             v = self.nxt(p)
             self.expect("skip", "(Skip)", p=v)
@@ -957,22 +1026,30 @@ class _Replay:
 
     def penalty(self, p: int, card: str, chain: tuple[int, int] | None) -> int | None:
         """The next player's answer to a Draw Two or WD4: accept, challenge or stack."""
-        R = self.R
         d2 = rank_of(card) == "D2"
         total = (chain[0] if chain else 0) + (2 if d2 else 4)
         length = (chain[1] if chain else 0) + 1
         illegal = (not d2) and self.wd4_illegal
         self.wd4_illegal = False
-        v = self.nxt(p)
+        return self.face(self.nxt(p), p, d2, total, length, illegal, False)
+
+    def face(self, v: int, p: int, d2: bool, total: int, length: int, illegal: bool,
+             deflected: bool) -> int | None:
+        """Seat ``v`` faces the pending draw (of ``p``'s card): accept, challenge, stack
+        or deflect."""
+        R = self.R
         can_stack = (R.d2_on_d2 or R.wd4_on_d2) if d2 else (R.wd4_on_wd4 or R.d2_on_wd4)
+        can_stack = can_stack or R.ruling["deflect"]
         nx = self.peek()
         if self.is_(nx, "challenge"):
             e = self.take()
-            if d2 or length > 1:
+            if d2 or length > 1 or deflected:
                 self.abort(
                     "challenge of a card that cannot be challenged (only a WD4 that "
-                    "starts a chain can be)"
+                    "starts a chain can be, never a deflected one)"
                 )
+            if not R.ruling["challenge"] or R.ruling["wd4_unrestricted"]:
+                self.abort("challenge, but the rulings remove the challenge")
             if e["p"] != v or e["target"] != p:
                 self.abort(f"challenge by {e['p']} of {e['target']}; expected {v} of {p}")
             if v in self.random_seats:
@@ -1031,8 +1108,17 @@ class _Replay:
                         f"illegal stacked WD4: seat {v} holds the active color {self.color}"
                         f"{' or a wild' if R.wd4_wilds_block else ''}"
                     )
+            elif sr in ("S", "R") and R.ruling["deflect"]:
+                if color_of(s_card) != self.color:
+                    self.bad(f"seat {v} deflects with {s_card}; active color is {self.color}")
+                if not self.finish_ok(s_card, self.without(v, s_card)):
+                    self.bad(f"no_action_finish: seat {v} deflects with its last card")
+                self.apply_play(e, v)
+                return self.deflected(v, s_card, d2, total, length)
             else:
                 self.abort(f"seat {v} stacks {s_card} on {top}; only Draw Two / WD4 stack")
+            if not self.finish_ok(s_card, self.without(v, s_card)):
+                self.bad(f"no_action_finish: seat {v} stacks {s_card} as its last card")
             self.apply_play(e, v)
             self.wd4_illegal = False
             return self.after_play(v, s_card, (total, length))
@@ -1063,10 +1149,35 @@ class _Replay:
         self.expect("skip", f"(after drawing the {cause} penalty)", p=v)
         return self.done(self.nxt(v))
 
+    def deflected(self, v: int, card: str, d2: bool, total: int, length: int) -> int | None:
+        """deflect (§12): a Reverse sends the draw back in the new direction, a Skip on
+        to the player after ``v``; the total moves on unchanged."""
+        R = self.R
+        left = self.hands[v].total()
+        if left == 1:
+            self.uno(v)
+        back = rank_of(card) == "R"
+        if left == 0:
+            cause = ("draw2" if d2 else "wd4") if length == 1 else "stack"
+            if R.ruling["last_card_draws"]:
+                self.read_draw(self.nxt(v, -self.dir if back else self.dir), cause, n=total)
+            self.expect_end(v, f"(seat {v} deflected with its last card)")
+            return None
+        if back:
+            self.dir = -self.dir
+            e = self.expect("reverse", "(deflect)")
+            if e["direction"] != self.dir:
+                self.abort(f"reverse.direction is {e['direction']}, expected {self.dir}")
+        return self.face(self.nxt(v), v, d2, total, length, False, True)
+
     def stackable(self, v: int, on_d2: bool) -> str | None:
-        """A card seat ``v`` could legally stack on the pending Draw Two / WD4."""
+        """A card seat ``v`` could legally stack on (or deflect) the pending Draw Two / WD4."""
         R = self.R
         for c in self.hands[v]:
+            if not self.finish_ok(c, self.without(v, c)):
+                continue
+            if R.ruling["deflect"] and rank_of(c) in ("S", "R") and color_of(c) == self.color:
+                return c
             if rank_of(c) == "D2" and (
                 R.d2_on_d2 if on_d2 else R.d2_on_wd4 and color_of(c) == self.color
             ):
@@ -1136,6 +1247,18 @@ class _Replay:
                 want.discard(s["p"])
             self.silenced.clear()
 
+    def may_jump(self, s: int, card: str, top: str) -> bool:
+        """May seat ``s`` jump in with ``card`` on ``top`` (held or not)? Identical, or
+        any color of the top's number under ``jump_in: same_number``; never a last
+        action card under no_action_finish."""
+        ok = card == top or (self.R.same_number and is_number(top) and is_number(card)
+                             and rank_of(card) == rank_of(top))
+        return ok and self.finish_ok(card, self.without(s, card))
+
+    def jump_card(self, s: int, top: str) -> str | None:
+        """A card seat ``s`` holds that may jump in on ``top``."""
+        return next((c for c in self.hands[s] if self.may_jump(s, c, top)), None)
+
     def jump_window(self, seat: int) -> int | None:
         """Jump-ins after a resolved play (docs/rules.md §6, §10)."""
         while self.window and self.R.jump_in and not is_wild(self.discard[-1]):
@@ -1143,15 +1266,16 @@ class _Replay:
             top = self.discard[-1]
             tp = self.top_player
             first = (
-                next((s for s in self.others(tp) if self.hands[s][top] > 0), None)
+                next((s for s in self.others(tp) if self.jump_card(s, top)), None)
                 if (tp is not None)
                 else None
             )
             if self.is_(nx, "jump"):
                 e = self.take()
                 p, card = e["p"], e["card"]
-                if card != top:
-                    self.abort(f"seat {p} jumps in with {card} on {top}; it must be identical")
+                if not self.may_jump(p, card, top):
+                    self.abort(f"seat {p} jumps in with {card} on {top}; it must be identical"
+                               + (" or the same number" if self.R.same_number else ""))
                 if p == tp or p not in self.active_set:
                     self.abort(f"seat {p} jumps in on its own card or is not in the round")
                 if self.hands[p][card] <= 0:

@@ -59,7 +59,7 @@ def test_shell_completion():
     script = subprocess.run([str(unosim)], env={"_UNOSIM_COMPLETE": "bash_source"},
                             capture_output=True, text=True, check=True).stdout
     assert "_UNOSIM_COMPLETE=bash_complete" in script
-    assert _complete("unosim ru") == ["run"]
+    assert _complete("unosim ru") == ["rulings", "run"]
     assert _complete("unosim run classic --back") == ["--backend"]
     assert _complete("unosim run classic --set house_rules.ju") == ["house_rules.jump_in="]
 

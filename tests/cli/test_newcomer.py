@@ -186,7 +186,8 @@ def test_completion_of_configs_policies_and_set_values():
     keys = [c.value for c in _complete_setting(None, None, "house_rules.ju")]  # type: ignore[arg-type]
     assert keys == ["house_rules.jump_in="]
     values = [c.value for c in _complete_setting(None, None, "house_rules.jump_in=")]  # type: ignore[arg-type]
-    assert values == ["house_rules.jump_in=true", "house_rules.jump_in=false"]
+    assert values == ["house_rules.jump_in=true", "house_rules.jump_in=false",
+                      "house_rules.jump_in=same_number"]  # a ruling (docs/rules.md §12)
     assert "mode=match" in [c.value for c in _complete_setting(None, None, "mode=")]  # type: ignore[arg-type]
     r = CliRunner().invoke(main, [], prog_name="unosim", env={
         "_UNOSIM_COMPLETE": "bash_complete", "COMP_WORDS": "unosim run clas", "COMP_CWORD": "2"})

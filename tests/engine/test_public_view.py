@@ -30,8 +30,16 @@ SEATS = ["strategic", "greedy", "cautious", "defender", "random", BLUFFER, CHALL
 HOUSE = ["house_rules.stacking.draw_two_on_draw_two=true", "house_rules.stacking.wd4_on_wd4=true",
          "house_rules.stacking.wd4_on_draw_two=true", "house_rules.stacking.draw_two_on_wd4=true",
          "house_rules.jump_in=true", "house_rules.seven_o=true"]
+# the rulings of docs/rules.md §12 that add decisions (deflect, drops, same-number
+# jump-ins, any card after a draw) or constrain them (forced play, last cards)
+RULED = ["house_rules.deflect=true", "house_rules.multiple_play=true",
+         "house_rules.jump_in=same_number", "house_rules.draw_then_play=any",
+         "house_rules.forced_play=true", "house_rules.no_action_finish=true",
+         "house_rules.seven_o=true", "house_rules.seven_o_swap=next",
+         "house_rules.stacking.draw_two_on_draw_two=true"]
 CASES = [
     ("classic", [], 4),
+    ("classic", RULED, 4),
     ("classic", HOUSE, 5),
     ("encanto", [], 3),
     ("disney100", ["house_rules.seven_o=true"], 4),
@@ -91,18 +99,30 @@ def test_decisions_ignore_hidden_cards(edition: str, overrides: list[str], playe
         assert seen[(code, L.PH_TURN)] > 0
 
 
+def _seen(edition: str, overrides: list[str], players: int, games: int, seed: int) -> Counter:
+    """Decisions checked at every seating of the mixed table, by (policy, phase)."""
+    gen = np.random.default_rng(seed)
+    seen: Counter = Counter()
+    for shift in range(len(SEATS)):
+        seen += _check_rounds(_config(edition, overrides, players, shift), range(games), gen)
+    return seen
+
+
 @pytest.mark.slow  # 9 s
 def test_every_kind_of_decision_was_checked() -> None:
     """The mixed tables above reach every phase, challenges included."""
-    gen = np.random.default_rng(0)
-    seen: Counter = Counter()
-    for shift in range(len(SEATS)):
-        seen += _check_rounds(_config("encanto", HOUSE, 5, shift), range(12), gen)
+    seen = _seen("encanto", HOUSE, 5, 12, 0)
     phases = {ph for _, ph in seen}
     assert {L.PH_TURN, L.PH_DRAWN, L.PH_COLOR, L.PH_PENDING, L.PH_TARGET, L.PH_JUMP,
             "challengeable"} <= phases
     strategic = L.POLICY_CODE["strategic"]
     assert seen[(strategic, "challengeable")] > 0
+
+
+def test_rulings_decisions_were_checked() -> None:
+    """The rulings' own decisions (a drop, a deflection) are among those checked."""
+    phases = {ph for _, ph in _seen("classic", RULED, 4, 3, 3)}
+    assert {L.PH_MULTI, L.PH_PENDING, L.PH_JUMP} <= phases
 
 
 def test_the_hidden_cards_do_change() -> None:

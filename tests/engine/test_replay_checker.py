@@ -20,6 +20,10 @@ from replay_checker import assert_valid_trace, check_trace, load_jsonl
 
 COLORS = "RYGB"
 WILD = ("W", "WD4", "WX")
+# docs/rules.md §12: absent from a trace's house_rules while at the printed default
+RULING_KEYS = ("draw_then_play", "forced_play", "wd4_unrestricted", "challenge", "deflect",
+               "no_action_finish", "multiple_play", "seven_o_swap", "seven_o_pass",
+               "last_card_draws")
 
 
 def full_deck(decks: int = 1, special: bool = False) -> Counter[str]:
@@ -74,7 +78,7 @@ def make_rules(**over: Any) -> dict[str, Any]:
     for k, v in over.items():
         if k in house["stacking"]:
             house["stacking"][k] = v
-        elif k in house:
+        elif k in house or k in RULING_KEYS:
             house[k] = v
         else:
             rules[k] = v
@@ -1195,6 +1199,119 @@ def test_match_elimination() -> None:
     bad = copy.deepcopy(ev)
     bad[find(bad, "deal", k=2)]["dealer"] = 1
     assert_caught(bad, "dealer is 1, expected 2")
+
+
+# --- the rulings (docs/rules.md §12) ----------------------------------------------
+
+
+def test_forced_play_draw_while_holding_a_legal_card_caught() -> None:
+    t = TB([["G1", "G2"], ["R3", "Y4"], ["B3", "B4"]], ["R5", "B1"], forced_play=True)
+    t.flip()
+    t.turn(1).draw(1, 1, "turn")
+    assert_caught(t.events, "forced_play: seat 1 draws while holding the legal R3")
+
+
+def deflect_round(**rules: Any) -> list[dict[str, Any]]:
+    """Seat 2 sends seat 1's Draw Two back with a Reverse; seat 2 then goes out."""
+    t = TB([["R7", "G2"], ["RD2", "Y4"], ["RR", "R9"]], ["R5", "B1", "B2"], **rules)
+    t.flip()
+    t.turn(1).play(1, "RD2").uno(1)
+    t.turn(2).play(2, "RR").uno(2).ev("reverse", direction=-1)
+    t.draw(1, 2, "draw2").skip(1)
+    t.turn(0).play(0, "R7").uno(0)
+    t.turn(2).play(2, "R9")
+    t.end(2)
+    return t.events
+
+
+def test_deflect_valid_and_caught_without_the_ruling() -> None:
+    assert_valid_trace(deflect_round(deflect=True))
+    assert_caught(deflect_round(), "expected draw by seat 2")
+
+
+def multiple_play_round(hand: list[str], **rules: Any) -> TB:
+    t = TB([["Y4", "Y6", "Y8"], hand, ["B3", "B8", "B9"]], ["R5"], **rules)
+    t.flip()
+    t.turn(1).play(1, "R7").play(1, "G7")
+    return t
+
+
+def test_multiple_play_valid_and_caught_without_the_ruling() -> None:
+    t = multiple_play_round(["R7", "G7", "B7"], multiple_play=True)
+    t.play(1, "B7").end(1)
+    assert_valid_trace(t.events)
+    t = multiple_play_round(["R7", "G7", "B7"])
+    t.play(1, "B7").end(1)
+    assert_caught(t.events, "expected turn (p=2), found 'play' (p=1, card=G7")
+
+
+def test_multiple_play_other_number_and_random_keeping_caught() -> None:
+    t = multiple_play_round(["R7", "G7", "G8"], multiple_play=True)
+    t.play(1, "G8")
+    assert_caught(t.events, "only the same number may follow")
+    t = multiple_play_round(["R7", "G7", "B7"], multiple_play=True)
+    t.turn(2)
+    v = check_trace(t.events, policies="random").violations
+    assert any("random policy: seat 1 keeps B7" in x for x in v), v
+
+
+def test_no_action_finish_last_action_card_caught() -> None:
+    t = TB([["G1"], ["RS"], ["B3"]], ["R5"], no_action_finish=True)
+    t.flip()
+    t.turn(1).play(1, "RS").end(1)
+    assert_caught(t.events, "no_action_finish: seat 1 plays RS as its last card")
+    t.events[0]["rules"]["house_rules"]["no_action_finish"] = False
+    assert_valid_trace(t.events)
+
+
+def test_seven_o_swap_next_wrong_partner_caught() -> None:
+    def swapped(b: int) -> list[str]:
+        t = TB([["G1", "G2", "G3"], ["R7", "Y4", "Y5"], ["B3", "B4", "B5"]], ["R5"],
+               seven_o=True, seven_o_swap="next")
+        t.flip()
+        t.turn(1).play(1, "R7").swap(1, b)
+        return violations(t.events)
+    assert any("seven_o_swap next: seat 1 swaps with 0, not 2" in x for x in swapped(0))
+    assert not any("seven_o_swap" in x for x in swapped(2))
+
+
+def test_last_card_draws_false() -> None:
+    def last_draw_two(**rules: Any) -> list[dict[str, Any]]:
+        t = TB([["G1"], ["RD2"], ["B3"]], ["R5"], **rules)
+        t.flip()
+        t.turn(1).play(1, "RD2").end(1)
+        return t.events
+    assert_valid_trace(last_draw_two(last_card_draws=False))
+    assert_caught(last_draw_two(), "expected draw by seat 2")
+
+
+def test_challenge_removed_by_the_rulings_caught() -> None:
+    for rules in ({"challenge": False}, {"wd4_unrestricted": True}):
+        t = TB([["G1", "G2", "G3"], ["WD4", "Y4", "Y5"], ["B3", "B4", "B5"]], ["R5"], **rules)
+        t.flip()
+        t.turn(1).play(1, "WD4", "G").ev("challenge", p=2, target=1, success=False)
+        assert_caught(t.events, "the rulings remove the challenge")
+
+
+def test_jump_in_same_number() -> None:
+    def jumped(**rules: Any) -> list[str]:
+        t = TB([["G1", "G2", "G3"], ["R7", "Y4", "Y5"], ["G7", "B4", "B5"]], ["R5"], **rules)
+        t.flip()
+        t.turn(1).play(1, "R7").jump(2, "G7")
+        return violations(t.events)
+    assert not any("jumps in" in x for x in jumped(jump_in="same_number"))
+    assert any("it must be identical" in x for x in jumped(jump_in=True))
+
+
+def test_draw_then_play_none_and_any() -> None:
+    def drew_and_played(card: str, **rules: Any) -> list[str]:
+        t = TB([["G1", "G2"], ["R3", "Y4"], ["B3", "B4"]], ["R5", "R8"], **rules)
+        t.flip()
+        t.turn(1).draw(1, 1, "turn").play(1, card)
+        return violations(t.events)
+    assert any("draw_then_play none" in x for x in drew_and_played("R8", draw_then_play="none"))
+    assert not any("after drawing" in x for x in drew_and_played("R3", draw_then_play="any"))
+    assert any("only the drawn card" in x for x in drew_and_played("R3"))
 
 
 # --- the engine, when it is there ------------------------------------------------

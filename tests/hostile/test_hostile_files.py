@@ -306,6 +306,7 @@ COMMANDS = {
     "play": ("play", "classic", "--seed", "3"),
     "play_jsonl": ("play", "classic", "--seed", "3", "--trace-format", "jsonl"),
     "editions": ("editions",),
+    "rulings": ("rulings",),
     "help": ("--help",),
     "version": ("--version",),
     "no_command": (),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +28,7 @@ from unosim.rules.editions import (
     wish_icon_mask,
 )
 from unosim.rules.limits import MAX_DECKS
-from unosim.rules.models import Stacking
+from unosim.rules.models import RULINGS, HouseRules, Stacking
 from unosim.rules.settings import (
     describe_difference,
     describe_rules,
@@ -43,7 +44,18 @@ from unosim.rules.yamlio import CONFIGS_DIR
 SHIPPED = sorted(CONFIGS_DIR.glob("*.yaml"))
 EDITIONS = ["classic", "classic_1992", "disney100", "disney_wish", "encanto"]
 
-CLASSIC_EDITION = (CONFIGS_DIR / "editions" / "classic.yaml").read_text()
+SHIPPED_CLASSIC = (CONFIGS_DIR / "editions" / "classic.yaml").read_text()
+# The same edition in the older deck/special form, which is still read (the
+# error tests below edit it; the card-kind form has its own tests).
+LEGACY_DECK = """deck:
+  numbers: {"0": 1, "1": 2, "2": 2, "3": 2, "4": 2, "5": 2, "6": 2, "7": 2, "8": 2, "9": 2}
+  actions: {"S": 2, "R": 2, "D2": 2}
+  wild: 4
+  wild_draw_four: 4
+
+special: null
+"""
+CLASSIC_EDITION = re.sub(r"cards:\n(  .*\n)+", LEGACY_DECK, SHIPPED_CLASSIC)
 MOVIE_SPECIAL = """
 special:
   kind: movie_madness
@@ -358,12 +370,19 @@ def test_unknown_top_level_key(tmp_path: Path) -> None:
 
 
 def test_wrong_type(tmp_path: Path) -> None:
+    path = write(tmp_path / "x.yaml", "house_rules:\n  seven_o: yes please\n")
+    with pytest.raises(ConfigError) as exc:
+        load_config(path)
+    msg = one_line_error(exc, "x.yaml", "house_rules.seven_o")
+    assert msg.endswith(
+        "house_rules.seven_o: expected a boolean (true/false), got 'yes please'"
+    )
     path = write(tmp_path / "x.yaml", "house_rules:\n  jump_in: yes please\n")
     with pytest.raises(ConfigError) as exc:
         load_config(path)
     msg = one_line_error(exc, "x.yaml", "house_rules.jump_in")
-    assert msg.endswith(
-        "house_rules.jump_in: expected a boolean (true/false), got 'yes please'"
+    assert msg.endswith(  # true, false or the same_number ruling (docs/rules.md §12)
+        "house_rules.jump_in: expected true, false or same_number, got 'yes please'"
     )
 
 
@@ -559,7 +578,18 @@ def json_keys(data: dict[str, object], prefix: str = "") -> list[str]:
 
 def test_every_setting_is_declared_with_a_label() -> None:
     keys = [s.key for s in settings()]
-    assert keys == json_keys(config_to_dict(GameConfig()))  # every key a config holds
+    changed = {"draw_then_play": "any", "forced_play": True, "wd4_unrestricted": True,
+               "challenge": False, "deflect": True, "no_action_finish": True,
+               "multiple_play": True, "seven_o_swap": "next", "seven_o_pass": "left",
+               "last_card_draws": False}
+    assert set(changed) == set(RULINGS)
+    ruled = GameConfig(house_rules=HouseRules.model_validate(changed))
+    assert keys == json_keys(config_to_dict(ruled))  # every key a config holds
+    # a ruling at its printed default is left out of the dump (and the hash)
+    printed = [k for k in keys if k.rsplit(".", 1)[-1] not in RULINGS]
+    assert printed == json_keys(config_to_dict(GameConfig()))
+    assert config_hash(GameConfig()) == config_hash(
+        GameConfig(house_rules=HouseRules(challenge=True, draw_then_play="drawn")))
     for key in keys:
         assert "_" not in setting_label(key), key  # a title, not the field name
     for key in ("house_rules", "house_rules.stacking", "behaviour"):

@@ -6,8 +6,8 @@ import json
 
 import numpy as np
 import pytest
-from scipy import stats as sps
 from cli_helpers import assert_one_line_error, invoke
+from scipy import stats as sps
 
 import unosim
 from unosim.analysis.factorial import (

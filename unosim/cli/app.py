@@ -23,6 +23,7 @@ from unosim.cli.console import EXIT_ERROR, Group, one_line
 from unosim.cli.editions import editions_cmd
 from unosim.cli.league import league_cmd
 from unosim.cli.play import play_cmd
+from unosim.cli.rulings import rulings_cmd
 from unosim.cli.run import run_cmd
 from unosim.cli.screen import screen_cmd
 from unosim.cli.sweep import sweep_cmd
@@ -62,5 +63,5 @@ def main() -> None:
 
 
 for _command in (play_cmd, run_cmd, configs_cmd, editions_cmd, compare_cmd, sweep_cmd,
-                 screen_cmd, league_cmd, advise_cmd, view_cmd, report_cmd):
+                 screen_cmd, league_cmd, advise_cmd, view_cmd, report_cmd, rulings_cmd):
     main.add_command(_command)

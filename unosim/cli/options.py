@@ -117,7 +117,8 @@ def complete_vary(ctx: click.Context, param: click.Parameter,
                   incomplete: str) -> list[CompletionItem]:
     """``--vary`` keys, as ``--set``'s but those the command refuses (games and seed; a
     league's seats too); after ``KEY=``, every value of a key with choices, in both orders
-    for two (``house_rules.jump_in=false,true``).
+    for two (``house_rules.seven_o=false,true``), and off/on first for a switch with
+    named values (``house_rules.jump_in``).
     """
     refused = {"games=", "seed="} | ({"policy=", "seats="}
                                      if ctx is not None and ctx.info_name == "league" else set())
@@ -126,6 +127,8 @@ def complete_vary(ctx: click.Context, param: click.Parameter,
         return [c for c in _complete_setting(ctx, param, incomplete) if c.value not in refused]
     every = [v.value.partition("=")[2] for v in _complete_setting(ctx, param, f"{key}=")]
     lists = [every, every[::-1]] if len(every) == 2 else [every] if every else []
+    if len(every) > 2 and {"false", "true"} <= set(every):  # a switch with named values
+        lists = [["false", "true"], ["true", "false"], every]
     return [CompletionItem(f"{key}={','.join(vs)}") for vs in lists
             if ",".join(vs).startswith(value)]
 

@@ -107,21 +107,7 @@ class HumanPolicy:
         for a in legal:
             if a == "WD4" and bluff:
                 continue
-            note = ""
-            if a == "accept":
-                note = f"draw {view.pending}, lose your turn"
-            elif a == "challenge":
-                note = "a bluff: its player draws 4 and you play; a legal WD4: you draw 6"
-            elif a == "pass" and view.phase == "drawn":
-                note = "keep the card you drew"
-            elif a == "pass" and view.phase == "jump":
-                note = "do not jump in"
-            elif view.phase == "jump":
-                note = "jump in out of turn"
-            elif a.startswith("target "):
-                q = int(a.split()[1])
-                note = f"{self.names[q]}, {view.hand_sizes[q]} cards"
-            out.append((a, note))
+            out.append((a, self.note(a, view)))
         if bluff:
             held = self.paint.color(view.color)
             if view.phase == "pending":  # a stacked WD4 (docs/rules.md §6) is never challenged
@@ -131,6 +117,27 @@ class HumanPolicy:
                         "and the color you name stands")
             out.append(("WD4", note))
         return out
+
+    def note(self, a: str, view: Any) -> str:
+        """What choosing ``a`` means here, in a few words (empty for a plain card)."""
+        if a == "accept":
+            return f"draw {view.pending}, lose your turn"
+        elif a == "challenge":
+            return "a bluff: its player draws 4 and you play; a legal WD4: you draw 6"
+        elif a == "pass" and view.phase == "drawn":
+            return "keep the card you drew"
+        elif a == "pass" and view.phase == "jump":
+            return "do not jump in"
+        elif view.phase == "jump":
+            return "jump in out of turn"
+        elif a == "pass" and view.phase == "multi":
+            return "stop dropping cards of this number"
+        elif view.phase == "multi":
+            return "drop it too (same number)"
+        elif a.startswith("target "):
+            q = int(a.split()[1])
+            return f"{self.names[q]}, {view.hand_sizes[q]} cards"
+        return ""
 
     def bluffing(self, view: Any) -> bool:
         """Would playing a WD4 now break its color condition (docs/rules.md §3)?"""

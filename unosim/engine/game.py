@@ -37,7 +37,7 @@ from unosim.rules.cards import COLORS, NK, CardError, kind, token
 
 PHASE_NAMES = {
     L.PH_DONE: "done", L.PH_TURN: "turn", L.PH_DRAWN: "drawn", L.PH_COLOR: "color",
-    L.PH_PENDING: "pending", L.PH_TARGET: "target", L.PH_JUMP: "jump",
+    L.PH_PENDING: "pending", L.PH_TARGET: "target", L.PH_JUMP: "jump", L.PH_MULTI: "multi",
 }
 
 

@@ -21,18 +21,10 @@ shuffles all of those and checks every decision stays the same.
 from __future__ import annotations
 
 from unosim.engine.jit import jit, optional
-from unosim.engine.kinds import (
-    card,
-    color_of,
-    is_draw_two,
-    is_number,
-    is_reverse,
-    is_skip,
-    is_wild,
-    rank_of,
-)
+from unosim.engine.kinds import card, color_of, is_number, is_reverse, is_skip, is_wild, rank_of
 from unosim.engine.rng import chance, rng_int
-from unosim.engine.rules import can_stack, challengeable, wd4_ok
+from unosim.engine.rules import can_stack, challengeable, last_card_play, wd4_ok
+from unosim.engine.rulings import can_deflect, deflect_kind, jump_card_ok, ruled
 from unosim.engine.state import (
     A_ACCEPT,
     A_CHALLENGE,
@@ -40,6 +32,10 @@ from unosim.engine.state import (
     A_DRAW,
     A_PASS,
     A_TARGET,
+    C_DEFLECT,
+    C_DRAW_THEN_PLAY,
+    C_JUMP_IN,
+    C_NO_ACTION_FINISH,
     C_PLAYERS,
     C_STACK_D2_D2,
     C_STACK_D2_WD4,
@@ -49,6 +45,7 @@ from unosim.engine.state import (
     H_SIZE,
     H_SUIT,
     HABITS,
+    JUMP_SAME_NUMBER,
     NCOLORS,
     P_ATTACK,
     P_ATTACK_AT,
@@ -71,6 +68,7 @@ from unosim.engine.state import (
     PH_COLOR,
     PH_DRAWN,
     PH_JUMP,
+    PH_MULTI,
     PH_PENDING,
     PH_TARGET,
     PH_TURN,
@@ -84,11 +82,13 @@ from unosim.engine.state import (
     S_WD4_COLOR,
     S_WD4_PLAYER,
     SEAT_ALIVE,
+    THEN_ANY,
     Config,
     State,
 )
 from unosim.engine.table import next_alive, top_card
-from unosim.rules.cards import NK, NRANKS, STACKABLE, WD4, WX, W
+from unosim.rules.cards import NK, NRANKS, NWILD, REVERSE, SKIP
+from unosim.rules.effects import FX_COND, FX_DRAW, FX_REVERSE, FX_SKIP, FX_SKIP_ALL, FX_WILD
 
 # Score tiers of a turn's cards. A base order (shed_points or numbers_first)
 # spreads cards over 0..400; keep_colors and switch_to_void reorder within a
@@ -101,6 +101,7 @@ DUMP_WEIGHT = 10.0  # per point, once someone is nearly out: wilds, then actions
 ATTACK = 1000.0
 REVERSE_AWAY = 900.0
 SWITCH_TO_VOID = 40.0
+DEFLECT_BACK = 1000.0  # deflect: send the draw to the smaller neighbouring hand, first of all
 KEEP_RESERVE = -10000.0  # the last stackable card: only if nothing else is legal
 # Naming a color (name_most_held): each card held of it, then switch_to_void's pull
 # towards a color the next player drew on (held: above any count; not held: a tie-break).
@@ -122,19 +123,30 @@ def fewest_other(S: State, C: Config, p: int) -> int:
 
 @jit
 def is_reserve(C: Config, k: int) -> bool:
-    """Could ``k`` ever be stacked on a pending draw under this config's switches?"""
-    ci = C.ci
-    if k == WD4:
+    """Could ``k`` ever be stacked on (or deflect) a pending draw under this config's switches?"""
+    ci, fx = C.ci, C.fx
+    if ruled(C) and ci[C_DEFLECT] != 0 and (is_skip(k) or is_reverse(k)):
+        return True
+    if fx[k, FX_DRAW] == 0:
+        return False
+    if fx[k, FX_WILD] != 0:
         return ci[C_STACK_WD4_WD4] != 0 or ci[C_STACK_WD4_D2] != 0
-    return is_draw_two(k) and (ci[C_STACK_D2_D2] != 0 or ci[C_STACK_D2_WD4] != 0)
+    return ci[C_STACK_D2_D2] != 0 or ci[C_STACK_D2_WD4] != 0
 
 
 @jit
 def reserve_held(S: State, C: Config, p: int) -> int:
     n = 0
-    for k in STACKABLE:
+    stk = C.stk
+    for i in range(NK):
+        k = stk[i]
+        if k < 0:
+            break
         if is_reserve(C, k):
             n += S.hands[p, k]
+    if ruled(C) and C.ci[C_DEFLECT] != 0:  # every Skip and Reverse can deflect
+        for c in range(NCOLORS):
+            n += S.hands[p, card(c, SKIP)] + S.hands[p, card(c, REVERSE)]
     return n
 
 
@@ -185,8 +197,8 @@ def wild_score(C: Config, p: int, k: int, wd4: float, dump: float, reserve: floa
     # shed_points: the most points first (wilds and action cards early)
     if pp[p, P_SHED] != 0:
         sc += C.points[k]
-    if k == WD4:
-        sc += wd4  # numbers_first puts it last (tier 0)
+    if C.fx[k, FX_DRAW] > 0:
+        sc += wd4  # a wild draw card (WD4); numbers_first puts it last (tier 0)
         if reserve != 0.0 and is_reserve(C, k):
             sc += reserve
     elif pp[p, P_NUMBERS] != 0:
@@ -209,9 +221,10 @@ def colored_score(S: State, C: Config, p: int, k: int, c: int, r: int, nxt: int,
     else:
         if pp[p, P_NUMBERS] != 0:
             sc += TIER_ACTION
-        if is_draw_two(k) or is_skip(k):
-            sc += action
-        elif is_reverse(k):
+        fx = C.fx
+        if fx[k, FX_DRAW] > 0 or fx[k, FX_SKIP] != 0 or fx[k, FX_SKIP_ALL] != 0:
+            sc += action  # a card that costs the next player their turn
+        elif fx[k, FX_REVERSE] != 0:
             sc += reverse
         if reserve != 0.0 and is_reserve(C, k):
             sc += reserve
@@ -232,6 +245,8 @@ def turn_card(S: State, C: Config, p: int) -> int:
     cards are visited by class, as `uniform_card` counts them: the active
     color, the top's rank in the other colors, the wilds."""
     s, hands = S.s, S.hands
+    if ruled(C) and hands[p, H_SIZE] == 1 and C.ci[C_NO_ACTION_FINISH] != 0:
+        return last_card_play(S, C, p)
     nxt, action, wd4, reverse, dump, reserve = situation(S, C, p, True)
     best, bscore = -1, -1e18
     c0 = s[S_COLOR]
@@ -251,8 +266,10 @@ def turn_card(S: State, C: Config, p: int) -> int:
                 sc = colored_score(S, C, p, k, c, tr, nxt, action, reverse, dump, reserve)
                 if sc > bscore:
                     best, bscore = k, sc
-    for k in (W, WX, WD4):
-        if hands[p, k] > 0 and (k != WD4 or wd4_ok(S, C, p)):
+    wo, fx = C.wo, C.fx
+    for i in range(NWILD):
+        k = wo[i]
+        if hands[p, k] > 0 and (fx[k, FX_COND] == 0 or wd4_ok(S, C, p)):
             sc = wild_score(C, p, k, wd4, dump, reserve)
             if sc > bscore:
                 best, bscore = k, sc
@@ -322,16 +339,19 @@ def wd4_illegal_chance(S: State, C: Config, p: int) -> float:
     c = s[S_WD4_COLOR]
     block = C.ci[C_WD4_WILDS_BLOCK] != 0
     colored = S.voids[w, c] == 0
+    fx = C.fx
     total, bad = 0, 0
     for k in range(NK):
         unseen = C.dc[k] - hands[p, k]
         total += unseen
-        if (colored and not is_wild(k) and color_of(k) == c) or (block and (k == W or k == WX)):
+        if ((colored and not is_wild(k) and color_of(k) == c)
+                or (block and is_wild(k) and fx[k, FX_COND] == 0)):
             bad += unseen
     for i in range(s[S_NDISC]):
         k = piles[1, i]
         total -= 1
-        if (colored and not is_wild(k) and color_of(k) == c) or (block and (k == W or k == WX)):
+        if ((colored and not is_wild(k) and color_of(k) == c)
+                or (block and is_wild(k) and fx[k, FX_COND] == 0)):
             bad -= 1
     clean = 1.0
     for i in range(hands[w, H_SIZE]):
@@ -347,22 +367,87 @@ def wd4_illegal_chance(S: State, C: Config, p: int) -> float:
 def stack_card(S: State, C: Config, p: int) -> int:
     """The stackable card the habits rank first (an illegal WD4 only at the
     bluff rate); -1 to accept."""
-    pp = C.pp
+    pp, stk, fx = C.pp, C.stk, C.fx
     nxt, action, wd4, reverse, dump, reserve = situation(S, C, p, False)
     best, bscore = -1, -1e18
-    for k in STACKABLE:
+    for i in range(NK):
+        k = stk[i]
+        if k < 0:
+            break
         if not can_stack(S, C, p, k):
             continue
-        if k == WD4 and not wd4_ok(S, C, p) and not chance(S.rng, pp[p, P_BLUFF]):
+        if fx[k, FX_COND] != 0 and not wd4_ok(S, C, p) and not chance(S.rng, pp[p, P_BLUFF]):
             continue
-        if k == WD4:
+        if fx[k, FX_WILD] != 0:
             sc = wild_score(C, p, k, wd4, dump, reserve)
         else:
             sc = colored_score(S, C, p, k, color_of(k), rank_of(k), nxt, action, reverse,
                                dump, reserve)
         if sc > bscore:
             best, bscore = k, sc
+    if ruled(C) and C.ci[C_DEFLECT] != 0:
+        for i in range(2):
+            k = deflect_kind(S, i)
+            if can_deflect(S, C, p, k):
+                sc = colored_score(S, C, p, k, color_of(k), rank_of(k), nxt, action, reverse,
+                                   dump, reserve) + deflect_gain(S, C, p, k)
+                if sc > bscore:
+                    best, bscore = k, sc
     return best
+
+
+@jit
+def deflect_gain(S: State, C: Config, p: int, k: int) -> float:
+    """target_by_size (strategic): a Reverse that sends the draw back is worth more
+    when the player it goes back to holds fewer cards than the next one, less
+    otherwise (a Skip, like a stack, hits the next player)."""
+    if C.pp[p, P_TARGET] == 0 or not is_reverse(k):
+        return 0.0
+    d = S.s[S_DIR]
+    back = S.hands[next_alive(S, C, p, -d), H_SIZE]
+    ahead = S.hands[next_alive(S, C, p, d), H_SIZE]
+    return DEFLECT_BACK if back < ahead else -DEFLECT_BACK if back > ahead else 0.0
+
+
+@jit
+def jump_choice(S: State, C: Config, p: int) -> int:
+    """The card to jump in with: the top card's twin, else (``same_number``)
+    the same number in the color held most."""
+    t = top_card(S)
+    if jump_card_ok(S, C, p, t, t):
+        return t
+    best, bn = A_PASS, -1
+    for c in range(NCOLORS):
+        k = card(c, rank_of(t))
+        if jump_card_ok(S, C, p, k, t) and S.hands[p, H_SUIT + c] > bn:
+            best, bn = k, S.hands[p, H_SUIT + c]
+    return best
+
+
+@jit
+def drop_choice(S: State, C: Config, p: int) -> int:
+    """multiple_play: the next card of the number to drop, or pass. Cards go
+    from the color held least, so the color held most ends on top; a
+    keep_colors seat keeps a card that is the last of its color."""
+    r = rank_of(top_card(S))
+    best, bn = A_PASS, 1 << 30
+    for c in range(NCOLORS):
+        k = card(c, r)
+        n = S.hands[p, H_SUIT + c]
+        if S.hands[p, k] > 0 and n < bn and not (C.pp[p, P_KEEP_COLORS] != 0 and n == 1):
+            best, bn = k, n
+    return best
+
+
+@jit
+def bluff_card(S: State, C: Config, p: int) -> int:
+    """The first conditioned wild (the WD4) ``p`` holds, in the turn's order; -1 none."""
+    wo, fx = C.wo, C.fx
+    for i in range(NWILD):
+        k = wo[i]
+        if fx[k, FX_COND] != 0 and S.hands[p, k] > 0:
+            return k
+    return -1
 
 
 def _no_habits(S: State, C: Config) -> int:
@@ -377,18 +462,23 @@ def habit_action(S: State, C: Config) -> int:
     ph = s[S_PHASE]
     p = s[S_CUR]
     if ph == PH_TURN:
-        # bluff_rate: an illegal WD4 is played anyway, at this rate per turn
-        if (S.hands[p, WD4] > 0 and pp[p, P_BLUFF] > 0.0 and not wd4_ok(S, C, p)
+        # bluff_rate: an illegal WD4 (a conditioned card) is played anyway, at
+        # this rate per turn
+        b = bluff_card(S, C, p)
+        if (b >= 0 and pp[p, P_BLUFF] > 0.0 and not wd4_ok(S, C, p)
                 and chance(S.rng, pp[p, P_BLUFF])):
-            return WD4
+            return b
         k = turn_card(S, C, p)
         return A_DRAW if k < 0 else k
     if ph == PH_DRAWN:
+        if ruled(C) and C.ci[C_DRAW_THEN_PLAY] == THEN_ANY:  # any legal card: the habits' first
+            k = turn_card(S, C, p)
+            return A_PASS if k < 0 else k
         return s[S_DRAWN]
     if ph == PH_COLOR:
         return A_COLOR + name_color(S, C, p)
     if ph == PH_PENDING:
-        if (pp[p, P_CHALLENGE] < 1.0 and challengeable(S)
+        if (pp[p, P_CHALLENGE] < 1.0 and challengeable(S, C)
                 and wd4_illegal_chance(S, C, p) > pp[p, P_CHALLENGE]):
             return A_CHALLENGE
         k = stack_card(S, C, p)
@@ -398,5 +488,11 @@ def habit_action(S: State, C: Config) -> int:
             return A_TARGET + smallest_hand(S, C, p)
         return A_TARGET + random_other(S, C, p)
     if ph == PH_JUMP:
-        return top_card(S) if chance(S.rng, pp[p, P_JUMP]) else A_PASS
+        if not chance(S.rng, pp[p, P_JUMP]):
+            return A_PASS
+        if ruled(C) and C.ci[C_JUMP_IN] == JUMP_SAME_NUMBER:
+            return jump_choice(S, C, p)
+        return top_card(S)
+    if ph == PH_MULTI:
+        return drop_choice(S, C, p)
     return -1

@@ -9,21 +9,27 @@ nothing imports back.
 from __future__ import annotations
 
 from unosim.engine.jit import jit
-from unosim.engine.kinds import card, is_wild, rank_of
+from unosim.engine.kinds import card, is_number, is_wild, rank_of
 from unosim.engine.rng import rng_int
-from unosim.engine.rules import can_stack
+from unosim.engine.rules import can_play, can_stack, may_answer, wilds_block
+from unosim.engine.rulings import jump_card_ok, ruled
 from unosim.engine.state import (
     A_ACCEPT,
     A_COLOR,
     A_DRAW,
+    A_PASS,
     A_TARGET,
+    C_DEFLECT,
+    C_JUMP_IN,
     C_PLAYERS,
-    C_WD4_WILDS_BLOCK,
+    C_TURN_RULED,
     H_SUIT,
+    JUMP_SAME_NUMBER,
     NCOLORS,
     PH_COLOR,
     PH_DRAWN,
     PH_JUMP,
+    PH_MULTI,
     PH_PENDING,
     PH_TARGET,
     PH_TURN,
@@ -37,7 +43,7 @@ from unosim.engine.state import (
     State,
 )
 from unosim.engine.table import top_card
-from unosim.rules.cards import NRANKS, STACKABLE, WD4, WX, W
+from unosim.rules.cards import NK, NRANKS, NWILD
 
 
 @jit
@@ -45,21 +51,29 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
     """A uniformly chosen physical card among the playable (or stackable) ones
     in ``p``'s hand; -1 if there is none.
 
-    Only `STACKABLE` kinds can stack. A turn's play is the innermost loop of
+    Only kinds with a draw effect (``C.stk``) can stack. A turn's play is the innermost loop of
     every simulation, so there the legal cards are counted per class (the
     active color, whose count the table keeps; the top's rank in the other
     colors; wilds) instead of calling `can_play` 55 times; tests check both
     agree with the definitions."""
-    hands, rng = S.hands, S.rng
+    hands, rng, stk = S.hands, S.rng, C.stk
     if stack:
+        if ruled(C) and C.ci[C_DEFLECT] != 0:
+            return uniform_answer(S, C, p)
         total = 0
-        for k in STACKABLE:
+        for i in range(NK):
+            k = stk[i]
+            if k < 0:
+                break
             if can_stack(S, C, p, k):
                 total += hands[p, k]
         if total == 0:
             return -1
         x = rng_int(rng, total)
-        for k in STACKABLE:
+        for i in range(NK):
+            k = stk[i]
+            if k < 0:
+                break
             if can_stack(S, C, p, k):
                 if x < hands[p, k]:
                     return k
@@ -78,10 +92,14 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
         for cc in range(NCOLORS):
             if cc != c:
                 total += h[card(cc, tr)]
-    hw, hx = h[W], h[WX]
-    total += hw + hx
-    if held_color == 0 and (C.ci[C_WD4_WILDS_BLOCK] == 0 or (hw == 0 and hx == 0)):
-        total += h[WD4]
+    # the wilds: the unconditioned ones (C.wo[:C.wfree]), then the conditioned
+    # ones (WD4) if they are legal; most hands hold none (the wild suit's count)
+    wo = C.wo
+    nw = 0
+    if h[H_SUIT + NCOLORS] > 0:
+        nw = NWILD if held_color == 0 and not wilds_block(C, h) else C.wfree
+        for i in range(nw):
+            total += h[wo[i]]
     if total == 0:
         return -1
     x = rng_int(rng, total)
@@ -102,11 +120,51 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
                 if x < n:
                     return card(cc, tr)
                 x -= n
-    if x < hw:
-        return W
-    if x < hw + hx:
-        return WX
-    return WD4
+    for i in range(nw):
+        k = wo[i]
+        if x < h[k]:
+            return k
+        x -= h[k]
+    return -1
+
+
+@jit
+def uniform_among(S: State, C: Config, p: int, what: int) -> int:
+    """A uniformly chosen physical card of ``p``'s that may answer the pending
+    draw (``what`` 0: stack or deflect), jump in (1), join the drop (2,
+    multiple_play) or be played (3); -1 if none. Not the hot path: only the rulings reach it."""
+    hands = S.hands
+    t = top_card(S)
+    total = 0
+    for k in range(NK):
+        if hands[p, k] > 0 and pick_ok(S, C, p, k, t, what):
+            total += hands[p, k]
+    if total == 0:
+        return -1
+    x = rng_int(S.rng, total)
+    for k in range(NK):
+        if hands[p, k] > 0 and pick_ok(S, C, p, k, t, what):
+            if x < hands[p, k]:
+                return k
+            x -= hands[p, k]
+    return -1
+
+
+@jit
+def pick_ok(S: State, C: Config, p: int, k: int, t: int, what: int) -> bool:
+    if what == 0:
+        return may_answer(S, C, p, k)
+    if what == 1:
+        return jump_card_ok(S, C, p, k, t)
+    if what == 2:
+        return is_number(k) and rank_of(k) == rank_of(t)
+    return can_play(S, C, p, k)
+
+
+@jit
+def uniform_answer(S: State, C: Config, p: int) -> int:
+    """A stackable or deflecting card, uniformly (deflect on)."""
+    return uniform_among(S, C, p, 0)
 
 
 @jit
@@ -129,10 +187,16 @@ def random_action(S: State, C: Config) -> int:
     ph = s[S_PHASE]
     p = s[S_CUR]
     if ph == PH_TURN:
-        k = uniform_card(S, C, p, False)
+        if ruled(C) and C.ci[C_TURN_RULED] != 0:  # a ruling changes what is legal: count by can_play
+            k = uniform_among(S, C, p, 3)
+        else:
+            k = uniform_card(S, C, p, False)
         return A_DRAW if k < 0 else k
     if ph == PH_DRAWN:
-        return s[S_DRAWN]
+        if s[S_DRAWN] >= 0:
+            return s[S_DRAWN]
+        k = uniform_among(S, C, p, 3)  # draw_then_play: any, the drawn card unplayable
+        return A_PASS if k < 0 else k
     if ph == PH_COLOR:
         return A_COLOR + rng_int(rng, NCOLORS)
     if ph == PH_PENDING:
@@ -141,5 +205,9 @@ def random_action(S: State, C: Config) -> int:
     if ph == PH_TARGET:
         return A_TARGET + uniform_target(S, C, p)
     if ph == PH_JUMP:
+        if ruled(C) and C.ci[C_JUMP_IN] == JUMP_SAME_NUMBER:
+            return uniform_among(S, C, p, 1)
         return top_card(S)
+    if ph == PH_MULTI:  # multiple_play: drop every card of the number, in uniform order
+        return uniform_among(S, C, p, 2)
     return -1

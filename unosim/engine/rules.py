@@ -55,17 +55,18 @@ from numpy.typing import NDArray
 
 from unosim.engine.events import emit
 from unosim.engine.jit import jit
-from unosim.engine.kinds import (
-    color_of,
-    is_draw_two,
-    is_reverse,
-    is_skip,
-    is_wild,
-    rank_of,
-    same_rank,
-)
+from unosim.engine.kinds import color_of, is_number, is_wild, rank_of, same_rank
 from unosim.engine.known import known_play, known_reveal, known_rotate, known_swap
 from unosim.engine.rng import chance
+from unosim.engine.rulings import (
+    can_deflect,
+    deflect_kind,
+    finish_ok,
+    jump_card_ok,
+    jump_ok,
+    ruled,
+    same_number_held,
+)
 from unosim.engine.scoring import round_points
 from unosim.engine.specials import do_special, end_silences, needs_target, slip
 from unosim.engine.state import (
@@ -75,17 +76,27 @@ from unosim.engine.state import (
     A_DRAW,
     A_PASS,
     A_TARGET,
+    C_CHALLENGE,
+    C_DEFLECT,
+    C_DRAW_THEN_PLAY,
     C_DRAW_UNTIL_PLAY,
+    C_FORCED_PLAY,
     C_JUMP_IN,
+    C_LAST_CARD_DRAWS,
     C_MAX_TURNS,
+    C_MULTIPLE_PLAY,
+    C_NO_ACTION_FINISH,
     C_PLAYERS,
     C_SEVEN_O,
+    C_SEVEN_O_PASS,
+    C_SEVEN_O_SWAP,
     C_STACK_D2_D2,
     C_STACK_D2_WD4,
     C_STACK_WD4_D2,
     C_STACK_WD4_WD4,
     C_TWO_PLAYER_REVERSE,
     C_UNO_PENALTY,
+    C_WD4_FREE,
     C_WD4_WILDS_BLOCK,
     CAUSE_CHALLENGE,
     CAUSE_DRAW2,
@@ -107,14 +118,18 @@ from unosim.engine.state import (
     F_UNO_FORGET,
     H_SIZE,
     H_SUIT,
+    JUMP_IDENTICAL,
     NA,
     NCOLORS,
     P_BLUFF,
     P_CALL_UNO,
+    PASS_LEFT,
     PH_COLOR,
     PH_DONE,
     PH_DRAWN,
     PH_JUMP,
+    PH_MULTI,
+    PH_MULTI_PASS,
     PH_PENDING,
     PH_TARGET,
     PH_TURN,
@@ -129,6 +144,7 @@ from unosim.engine.state import (
     S_COLOR,
     S_COLOR_CTX,
     S_CUR,
+    S_DEFLECTED,
     S_DIR,
     S_DRAWN,
     S_JUMP_I,
@@ -149,8 +165,10 @@ from unosim.engine.state import (
     S_WD4_PLAYER,
     SEAT_ALIVE,
     SEAT_SILENCED,
+    SWAP_NEXT,
     TGT_SPECIAL,
     TGT_SWAP,
+    THEN_ANY,
     Config,
     State,
 )
@@ -166,17 +184,21 @@ from unosim.engine.table import (
     remove_card,
     top_card,
 )
-from unosim.rules.cards import (
-    BLUFF_CAUGHT_DRAW,
-    CHALLENGE_LOST_DRAW,
-    DRAW2,
-    DRAW_TWO_DRAW,
-    NK,
-    STACKABLE,
-    WD4,
-    WD4_DRAW,
-    WX,
-    W,
+from unosim.rules.cards import CHALLENGE_LOST_EXTRA, NK, W
+from unosim.rules.effects import (
+    ACT_DRAW,
+    ACT_PLAIN,
+    ACT_REVERSE,
+    ACT_SKIP,
+    ACT_SKIP_ALL,
+    ACT_SPECIAL,
+    ACT_WILD,
+    ACT_WILD_DRAW,
+    FX_CHALLENGE,
+    FX_COND,
+    FX_DRAW,
+    FX_REVERSE,
+    FX_WILD,
 )
 
 SWAP_RANK, ROTATE_RANK = 7, 0  # Seven-O
@@ -184,24 +206,38 @@ SWAP_RANK, ROTATE_RANK = 7, 0  # Seven-O
 
 # --- legality (docs/rules.md §3) ----------------------------------------------------------
 @jit
+def wilds_block(C: Config, hand: NDArray) -> bool:
+    """Where the edition says wilds match the color (``wd4_wilds_block``), does
+    ``hand`` (a hand row) hold a wild without a legality condition?"""
+    if C.ci[C_WD4_WILDS_BLOCK] == 0:
+        return False
+    fx = C.fx
+    for k in range(W, NK):
+        if hand[k] > 0 and fx[k, FX_COND] == 0:
+            return True
+    return False
+
+
+@jit
 def wd4_ok(S: State, C: Config, p: int) -> bool:
-    """A WD4 is legal only without another card of the active color (and, where
-    the edition says wilds match the color, without W or WX)."""
-    hands = S.hands
-    if hands[p, H_SUIT + S.s[S_COLOR]] > 0:
+    """A card with the ``only_without_color`` condition (the Wild Draw Four) is
+    legal only without another card of the active color (and, where the
+    edition says wilds match the color, without an unconditioned wild); always
+    under wd4_unrestricted (docs/rules.md §12)."""
+    if ruled(C) and C.ci[C_WD4_FREE] != 0:
+        return True
+    if S.hands[p, H_SUIT + S.s[S_COLOR]] > 0:
         return False
-    if C.ci[C_WD4_WILDS_BLOCK] != 0 and (hands[p, W] > 0 or hands[p, WX] > 0):
-        return False
-    return True
+    return not wilds_block(C, S.hands[p])
 
 
 @jit
 def can_play(S: State, C: Config, p: int, k: int) -> bool:
     """Legality of kind ``k`` for player ``p`` (whether it is held is not checked)."""
-    if k == W or k == WX:
-        return True
-    if k == WD4:
-        return wd4_ok(S, C, p)
+    if ruled(C) and not finish_ok(S, C, p, k):
+        return False
+    if is_wild(k):
+        return C.fx[k, FX_COND] == 0 or wd4_ok(S, C, p)
     if color_of(k) == S.s[S_COLOR]:
         return True
     return same_rank(top_card(S), k)
@@ -209,33 +245,79 @@ def can_play(S: State, C: Config, p: int, k: int) -> bool:
 
 @jit
 def can_stack(S: State, C: Config, p: int, k: int) -> bool:
-    """May ``p`` add ``k`` to the pending draw (stacking switches + docs/rules.md §3)?"""
-    ci, s, pp = C.ci, S.s, C.pp
-    if S.hands[p, k] <= 0:
+    """May ``p`` add ``k`` to the pending draw (stacking switches + docs/rules.md §3)?
+
+    The switches pair a colored draw card (Draw Two) and a wild one (WD4): each
+    kind with a draw effect is one or the other. A conditioned wild meets its
+    condition (or is a bluff)."""
+    ci, s, fx = C.ci, S.s, C.fx
+    if S.hands[p, k] <= 0 or fx[k, FX_DRAW] == 0 or (ruled(C) and not finish_ok(S, C, p, k)):
         return False
-    if s[S_PEND_KIND] == WD4:
-        if k == WD4:
-            return ci[C_STACK_WD4_WD4] != 0 and (wd4_ok(S, C, p) or pp[p, P_BLUFF] > 0)
-        return ci[C_STACK_D2_WD4] != 0 and is_draw_two(k) and color_of(k) == s[S_COLOR]
-    if k == WD4:
-        return ci[C_STACK_WD4_D2] != 0 and (wd4_ok(S, C, p) or pp[p, P_BLUFF] > 0)
-    return ci[C_STACK_D2_D2] != 0 and is_draw_two(k)
+    wild = fx[k, FX_WILD] != 0
+    if fx[s[S_PEND_KIND], FX_WILD] != 0:
+        if not wild:
+            return ci[C_STACK_D2_WD4] != 0 and color_of(k) == s[S_COLOR]
+        on = ci[C_STACK_WD4_WD4] != 0
+    elif wild:
+        on = ci[C_STACK_WD4_D2] != 0
+    else:
+        return ci[C_STACK_D2_D2] != 0
+    # the switch first: the condition's hand scan only when it can matter
+    return on and (fx[k, FX_COND] == 0 or wd4_ok(S, C, p) or C.pp[p, P_BLUFF] > 0)
 
 
 @jit
-def challengeable(S: State) -> bool:
-    """May the player facing the pending draw challenge it? Only a WD4 that
-    starts a chain, and not once that player has begun a stacking turn."""
-    s = S.s
-    return s[S_PEND_KIND] == WD4 and s[S_CHAIN] == 1 and s[S_STACK_TURN] == 0
+def challengeable(S: State, C: Config) -> bool:
+    """May the player facing the pending draw challenge it? Only a challengeable
+    card (the WD4) that starts a chain, not once that player has begun a
+    stacking turn, not after a deflection, and not where the rulings remove
+    the challenge."""
+    s, ci = S.s, C.ci
+    return (C.fx[s[S_PEND_KIND], FX_CHALLENGE] != 0 and s[S_CHAIN] == 1
+            and s[S_STACK_TURN] == 0
+            and (not ruled(C) or (s[S_DEFLECTED] == 0 and ci[C_CHALLENGE] != 0
+                                  and ci[C_WD4_FREE] == 0)))
+
+@jit
+def may_answer(S: State, C: Config, p: int, k: int) -> bool:
+    """May ``p`` play ``k`` on the pending draw (stack it, or deflect it)?"""
+    return can_stack(S, C, p, k) or can_deflect(S, C, p, k)
+
+
+@jit
+def last_card_play(S: State, C: Config, p: int) -> int:
+    """``p``'s one card if it is legal to play (no_action_finish: a number), else -1."""
+    for k in range(NK):
+        if S.hands[p, k] > 0:
+            return k if can_play(S, C, p, k) else -1
+    return -1
+
+
+@jit
+def has_legal(S: State, C: Config, p: int) -> bool:
+    """Does ``p`` hold a legal card (forced_play)?"""
+    for k in range(NK):
+        if S.hands[p, k] > 0 and can_play(S, C, p, k):
+            return True
+    return False
 
 
 @jit
 def pending_choice(S: State, C: Config, p: int) -> bool:
     """Does ``p`` have anything to decide when facing the pending draw?"""
-    if challengeable(S):
+    if challengeable(S, C):
         return True
-    for k in STACKABLE:
+    ci, stk = C.ci, C.stk
+    if ruled(C) and ci[C_DEFLECT] != 0:  # deflect (docs/rules.md §12), stacking on or off
+        for i in range(2):
+            if can_deflect(S, C, p, deflect_kind(S, i)):
+                return True
+    if (ci[C_STACK_D2_D2] | ci[C_STACK_D2_WD4] | ci[C_STACK_WD4_D2] | ci[C_STACK_WD4_WD4]) == 0:
+        return False  # no stacking switch on: nothing can stack (the common table)
+    for i in range(NK):
+        k = stk[i]
+        if k < 0:
+            break
         if can_stack(S, C, p, k):
             return True
     return False
@@ -250,6 +332,7 @@ def end_round(S: State, C: Config, w: int) -> None:
     st[R_WINNER] = w
     st[R_POINTS] = pts
     S.s[S_PHASE] = PH_DONE
+    S.s[S_DEFLECTED] = 0  # a stalemate can end a round mid-deflection
     emit(S, EV_END, w, pts, st[R_TURNS], 0, 0)
 
 
@@ -279,7 +362,7 @@ def next_turn(S: State, C: Config) -> None:
 def start_play(S: State, C: Config, p: int, k: int) -> None:
     """``p`` puts ``k`` on the discard; wilds wait for their color."""
     s, piles, st = S.s, S.piles, S.st
-    if k == WD4:
+    if is_wild(k) and C.fx[k, FX_COND] != 0:
         s[S_WD4_LEGAL] = 1 if wd4_ok(S, C, p) else 0
         s[S_WD4_PLAYER] = p
         s[S_WD4_COLOR] = s[S_COLOR]
@@ -327,42 +410,83 @@ def do_uno(S: State, C: Config, p: int) -> None:
 
 
 @jit
+def multi_offer(S: State, p: int, k: int) -> bool:
+    """multiple_play: after a number played on ``p``'s turn (or in the drop), ``p``
+    may drop another card of that number before the play resolves."""
+    s = S.s
+    ph = s[S_PHASE]
+    if ((ph == PH_TURN or ph == PH_DRAWN or ph == PH_MULTI) and is_number(k)
+            and same_number_held(S, p, k) > 0):
+        s[S_PHASE] = PH_MULTI
+        s[S_CUR] = p
+        return True
+    return False
+
+
+@jit
 def after_choices(S: State, C: Config) -> None:
-    """Every choice for the play is made: write it and resolve it."""
+    """Every choice for the play is made: write it and resolve it. The kind's
+    action code (``C.act``) is read once: a number card costs one lookup. After
+    a multiple_play drop (``PH_MULTI_PASS``) only its last card resolves."""
     s, hands, ci = S.s, S.hands, C.ci
     p, k = s[S_LASTP], s[S_LASTK]
     d = s[S_DIR]
-    emit(S, EV_PLAY, p, k, s[S_COLOR], 0, 0)
-    if k == WX:
+    if not ruled(C) or ci[C_MULTIPLE_PLAY] == 0:
+        emit(S, EV_PLAY, p, k, s[S_COLOR], 0, 0)
+    elif s[S_PHASE] != PH_MULTI_PASS:
+        emit(S, EV_PLAY, p, k, s[S_COLOR], 0, 0)
+        if multi_offer(S, p, k):
+            return
+    act = C.act[k]
+    if act >= ACT_SPECIAL:
         do_special(S, C, p)
+        act -= ACT_SPECIAL
     if hands[p, H_SIZE] == 1:
         do_uno(S, C, p)
     victim = next_alive(S, C, p, d)
     if hands[p, H_SIZE] == 0:
         # last card: its draw still happens and counts in scoring
-        if k == WD4 or is_draw_two(k):
-            total = s[S_PEND] + (WD4_DRAW if k == WD4 else DRAW_TWO_DRAW)
-            chain = s[S_CHAIN] + 1
-            cause = CAUSE_STACK if chain >= 2 else (CAUSE_WD4 if k == WD4 else CAUSE_DRAW2)
-            draw_n(S, victim, total, cause)
+        dr = C.fx[k, FX_DRAW]
+        if dr > 0:
+            if not ruled(C) or ci[C_LAST_CARD_DRAWS] != 0:
+                total = s[S_PEND] + dr
+                chain = s[S_CHAIN] + 1
+                wild = act == ACT_WILD_DRAW or act == ACT_WILD
+                cause = CAUSE_STACK if chain >= 2 else (CAUSE_WD4 if wild else CAUSE_DRAW2)
+                draw_n(S, victim, total, cause)
+        elif ruled(C) and s[S_PEND] > 0:
+            deflect_last(S, C, p, k)
         s[S_PEND] = 0
         s[S_CHAIN] = 0
         end_round(S, C, p)
         return
-    if k == WD4:
-        s[S_PEND] += WD4_DRAW
-        s[S_CHAIN] += 1
-        s[S_PEND_KIND] = WD4
-        goto_pending(S, C, victim)
-        return
-    if is_wild(k):
+    if act == ACT_PLAIN:
+        if ci[C_SEVEN_O] != 0 and s[S_NALIVE] > 1 and rank_of(k) == SWAP_RANK:
+            if ruled(C) and ci[C_SEVEN_O_SWAP] == SWAP_NEXT:
+                seven_swap(S, C, p, victim)
+                return
+            s[S_PHASE] = PH_TARGET
+            s[S_CUR] = p
+            s[S_TARGET_CTX] = TGT_SWAP
+            return
+        if ci[C_SEVEN_O] != 0 and rank_of(k) == ROTATE_RANK:
+            rotate_hands(S, C, 1 if ruled(C) and ci[C_SEVEN_O_PASS] == PASS_LEFT else d)
         s[S_NEXT] = victim
-        resolved(S, C)
+    elif act == ACT_WILD_DRAW or act == ACT_DRAW:
+        pend_draw(S, C, k, victim)
         return
-    if is_skip(k):
+    elif act == ACT_SKIP:
+        if ruled(C) and s[S_PEND] > 0:  # deflect: the pending draw moves on
+            deflect(S, C, p, k)
+            return
         emit(S, EV_SKIP, victim, 0, 0, 0, 0)
         s[S_NEXT] = next_alive(S, C, victim, d)
-    elif is_reverse(k):
+    elif act == ACT_SKIP_ALL:
+        skip_all(S, C, p)
+    elif act == ACT_REVERSE:
+        if ruled(C) and s[S_PEND] > 0:
+            deflect(S, C, p, k)
+            return
         # the switch applies only with two seats in play
         if s[S_NALIVE] == 2 and ci[C_TWO_PLAYER_REVERSE] != 0:
             emit(S, EV_SKIP, victim, 0, 0, 0, 0)
@@ -371,23 +495,57 @@ def after_choices(S: State, C: Config) -> None:
             s[S_DIR] = -d
             emit(S, EV_REVERSE, -d, 0, 0, 0, 0)
             s[S_NEXT] = next_alive(S, C, p, -d)
-    elif is_draw_two(k):
-        s[S_PEND] += DRAW_TWO_DRAW
-        s[S_CHAIN] += 1
-        s[S_PEND_KIND] = DRAW2
-        goto_pending(S, C, victim)
-        return
-    elif ci[C_SEVEN_O] != 0 and rank_of(k) == SWAP_RANK and s[S_NALIVE] > 1:
-        s[S_PHASE] = PH_TARGET
-        s[S_CUR] = p
-        s[S_TARGET_CTX] = TGT_SWAP
-        return
-    elif ci[C_SEVEN_O] != 0 and rank_of(k) == ROTATE_RANK:
-        rotate_hands(S, C, d)
-        s[S_NEXT] = victim
-    else:
+    else:  # ACT_WILD
         s[S_NEXT] = victim
     resolved(S, C)
+
+
+@jit
+def deflect(S: State, C: Config, p: int, k: int) -> None:
+    """deflect: a Reverse sends the pending draw back in the new direction, a Skip
+    passes it to the player after ``p``; the total moves on unchanged."""
+    s = S.s
+    d = s[S_DIR]
+    if C.fx[k, FX_REVERSE] != 0:
+        s[S_DIR] = -d
+        emit(S, EV_REVERSE, -d, 0, 0, 0, 0)
+        d = -d
+    s[S_DEFLECTED] = 1
+    goto_pending(S, C, next_alive(S, C, p, d))
+
+
+@jit
+def deflect_last(S: State, C: Config, p: int, k: int) -> None:
+    """A deflecting last card: the draw still moves on and counts (last_card_draws)."""
+    s = S.s
+    if C.ci[C_LAST_CARD_DRAWS] == 0:
+        return
+    d = -s[S_DIR] if C.fx[k, FX_REVERSE] != 0 else s[S_DIR]
+    cause = CAUSE_STACK if s[S_CHAIN] >= 2 else (
+        CAUSE_WD4 if C.fx[s[S_PEND_KIND], FX_WILD] != 0 else CAUSE_DRAW2)
+    draw_n(S, next_alive(S, C, p, d), s[S_PEND], cause)
+
+
+@jit
+def seven_swap(S: State, C: Config, p: int, t: int) -> None:
+    """Seven-O: ``p`` swaps hands with ``t``; the play has resolved."""
+    s = S.s
+    swap_hands(S, p, t)
+    known_swap(S, C, p, t)
+    S.st[R_SWAPS] += 1
+    emit(S, EV_SWAP, p, t, 0, 0, 0)
+    s[S_NEXT] = next_alive(S, C, p, s[S_DIR])
+    resolved(S, C)
+
+
+@jit
+def skip_all(S: State, C: Config, p: int) -> None:
+    """Skip Everyone: each other player in turn order loses their turn; ``p`` plays again."""
+    q = p
+    for _ in range(S.s[S_NALIVE] - 1):
+        q = next_alive(S, C, q, S.s[S_DIR])
+        emit(S, EV_SKIP, q, 0, 0, 0, 0)
+    S.s[S_NEXT] = p
 
 
 @jit
@@ -421,6 +579,16 @@ def rotate_hands(S: State, C: Config, d: int) -> None:
 
 
 @jit
+def pend_draw(S: State, C: Config, k: int, victim: int) -> None:
+    """``k``'s draw joins the pending total, which ``victim`` now faces."""
+    s = S.s
+    s[S_PEND] += C.fx[k, FX_DRAW]
+    s[S_CHAIN] += 1
+    s[S_PEND_KIND] = k
+    goto_pending(S, C, victim)
+
+
+@jit
 def goto_pending(S: State, C: Config, victim: int) -> None:
     s = S.s
     s[S_PHASE] = PH_PENDING
@@ -436,7 +604,7 @@ def accept(S: State, C: Config) -> None:
     v = s[S_CUR]
     if s[S_CHAIN] >= 2:
         cause = CAUSE_STACK
-    elif s[S_PEND_KIND] == WD4:
+    elif C.fx[s[S_PEND_KIND], FX_WILD] != 0:
         cause = CAUSE_WD4
     else:
         cause = CAUSE_DRAW2
@@ -445,27 +613,31 @@ def accept(S: State, C: Config) -> None:
     s[S_PEND] = 0
     s[S_CHAIN] = 0
     s[S_STACK_TURN] = 0
+    s[S_DEFLECTED] = 0
     s[S_NEXT] = next_alive(S, C, v, s[S_DIR])
     resolved(S, C)
 
 
 @jit
 def challenge(S: State, C: Config) -> None:
-    """The WD4 is checked against the color active before it (docs/rules.md §3)."""
+    """The WD4 is checked against the color active before it (docs/rules.md §3):
+    a guilty player takes its draw, a wrong challenger its draw and two more."""
     s, st = S.s, S.st
     v = s[S_CUR]
     wp = s[S_WD4_PLAYER]
+    dr = C.fx[s[S_PEND_KIND], FX_DRAW]
     success = s[S_WD4_LEGAL] == 0
     st[R_CHALLENGES] += 1
     emit(S, EV_CHALLENGE, v, wp, 1 if success else 0, 0, 0)
     known_reveal(S, C, v, wp)  # the challenged hand is shown to the challenger
     s[S_PEND] = 0
+    s[S_DEFLECTED] = 0
     s[S_CHAIN] = 0
     if success:
-        draw_n(S, wp, BLUFF_CAUGHT_DRAW, CAUSE_CHALLENGE)
+        draw_n(S, wp, dr, CAUSE_CHALLENGE)
         s[S_NEXT] = v
     else:
-        draw_n(S, v, CHALLENGE_LOST_DRAW, CAUSE_CHALLENGE)
+        draw_n(S, v, dr + CHALLENGE_LOST_EXTRA, CAUSE_CHALLENGE)
         emit(S, EV_SKIP, v, 0, 0, 0, 0)
         s[S_NEXT] = next_alive(S, C, v, s[S_DIR])
     resolved(S, C)
@@ -484,15 +656,17 @@ def resolved(S: State, C: Config) -> None:
 
 @jit
 def jump_scan(S: State, C: Config) -> None:
-    """First seat in turn order after the top card's player holding its twin."""
-    s, hands = S.s, S.hands
+    """First seat in turn order after the top card's player holding its twin
+    (or, under ``jump_in: same_number``, its number)."""
+    s, hands, ci = S.s, S.hands, C.ci
     t = top_card(S)
     q = s[S_LASTP]
     for _ in range(s[S_JUMP_I] + 1):
         q = next_alive(S, C, q, s[S_DIR])
     i = s[S_JUMP_I]
+    plain = not ruled(C) or (ci[C_JUMP_IN] == JUMP_IDENTICAL and ci[C_NO_ACTION_FINISH] == 0)
     while i < s[S_NALIVE] - 1:
-        if hands[q, t] > 0:
+        if hands[q, t] > 0 if plain else jump_ok(S, C, q, t):
             s[S_JUMP_I] = i
             s[S_PHASE] = PH_JUMP
             s[S_CUR] = q
@@ -515,9 +689,15 @@ def draw_for_turn(S: State, C: Config, p: int) -> None:
             break
     close_draw(S)
     S.voids[p, s[S_COLOR]] = 1  # public: p drew on this color (any card it keeps is not)
-    if k >= 0 and can_play(S, C, p, k):
+    then = C.ci[C_DRAW_THEN_PLAY] if ruled(C) else 0
+    if then == 0 or dup:  # only the drawn card (draw_until_play: always; docs/DECISIONS.md)
+        if k >= 0 and can_play(S, C, p, k):
+            s[S_PHASE] = PH_DRAWN
+            s[S_DRAWN] = k
+            return
+    elif then == THEN_ANY and has_legal(S, C, p):
         s[S_PHASE] = PH_DRAWN
-        s[S_DRAWN] = k
+        s[S_DRAWN] = k if k >= 0 and can_play(S, C, p, k) else -1
         return
     s[S_NEXT] = next_alive(S, C, p, s[S_DIR])
     next_turn(S, C)
@@ -534,27 +714,34 @@ def is_legal(S: State, C: Config, a: int) -> bool:
         return False
     if ph == PH_TURN:
         if a == A_DRAW:
-            return True
+            return not ruled(C) or C.ci[C_FORCED_PLAY] == 0 or not has_legal(S, C, p)
         if a < NK and hands[p, a] > 0:
-            return can_play(S, C, p, a) or (a == WD4 and pp[p, P_BLUFF] > 0)
+            return can_play(S, C, p, a) or (C.fx[a, FX_COND] != 0 and pp[p, P_BLUFF] > 0
+                                            and finish_ok(S, C, p, a))
         return False
     if ph == PH_DRAWN:
         if a == s[S_DRAWN]:
             return True
-        return a == A_PASS and C.ci[C_DRAW_UNTIL_PLAY] == 0
+        if a == A_PASS:
+            return C.ci[C_DRAW_UNTIL_PLAY] == 0 and C.ci[C_FORCED_PLAY] == 0
+        return (C.ci[C_DRAW_THEN_PLAY] == THEN_ANY and a < NK and hands[p, a] > 0
+                and can_play(S, C, p, a))
     if ph == PH_COLOR:
         return A_COLOR <= a < A_COLOR + NCOLORS
     if ph == PH_PENDING:
         if a == A_ACCEPT:
             return True
         if a == A_CHALLENGE:
-            return challengeable(S)
-        return a < NK and can_stack(S, C, p, a)
+            return challengeable(S, C)
+        return a < NK and may_answer(S, C, p, a)
     if ph == PH_TARGET:
         t = a - A_TARGET
         return 0 <= t < C.ci[C_PLAYERS] and t != p and S.seat[t, SEAT_ALIVE] != 0
     if ph == PH_JUMP:
-        return a == A_PASS or (a < NK and a == top_card(S) and hands[p, a] > 0)
+        return a == A_PASS or (a < NK and jump_card_ok(S, C, p, a, top_card(S)))
+    if ph == PH_MULTI:
+        return a == A_PASS or (a < NK and hands[p, a] > 0 and is_number(a)
+                               and rank_of(a) == rank_of(top_card(S)))
     return False
 
 
@@ -593,7 +780,7 @@ def stack_turn(S: State, C: Config, p: int, a: int) -> None:
         emit(S, EV_TURN, p, s[S_COLOR], top_card(S), 0, 0)
         if S.seat[p, SEAT_SILENCED] != 0:
             slip(S, C, p)
-        if not can_stack(S, C, p, a):
+        if not may_answer(S, C, p, a):
             # the slip's cards made the chosen WD4 illegal (a stacked WD4 meets
             # the color condition): within the same turn, stack another card
             # or take the draw
@@ -639,12 +826,7 @@ def apply_legal(S: State, C: Config, a: int) -> None:
     elif ph == PH_TARGET:
         t = a - A_TARGET
         if s[S_TARGET_CTX] == TGT_SWAP:
-            swap_hands(S, p, t)
-            known_swap(S, C, p, t)
-            st[R_SWAPS] += 1
-            emit(S, EV_SWAP, p, t, 0, 0, 0)
-            s[S_NEXT] = next_alive(S, C, p, s[S_DIR])
-            resolved(S, C)
+            seven_swap(S, C, p, t)
         else:
             s[S_TGT] = t
             after_choices(S, C)
@@ -658,4 +840,10 @@ def apply_legal(S: State, C: Config, a: int) -> None:
                 return
             st[R_JUMPS] += 1
             emit(S, EV_JUMP, p, a, 0, 0, 0)
+            start_play(S, C, p, a)
+    elif ph == PH_MULTI:
+        if a == A_PASS:
+            s[S_PHASE] = PH_MULTI_PASS
+            after_choices(S, C)
+        else:
             start_play(S, C, p, a)

@@ -26,9 +26,17 @@ from typing import Any, Protocol, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from unosim.rules.cards import COLORS, NK, WX
+from unosim.rules.cards import COLORS, NK, NWILD, W
 from unosim.rules.config import Behaviour, GameConfig, resolved_rules
-from unosim.rules.editions import deck_counts, points_by_kind, wish_icon_mask
+from unosim.rules.editions import deck_counts, effects_by_kind, points_by_kind, wish_icon_mask
+from unosim.rules.effects import (
+    FX_COND,
+    FX_DRAW,
+    FX_SPECIAL,
+    NFX,
+    SPECIAL_EFFECTS,
+    action_codes,
+)
 from unosim.rules.limits import MAX_DECKS, MAX_PLAYERS
 from unosim.rules.models import (
     HABIT_NAMES,
@@ -37,7 +45,7 @@ from unosim.rules.models import (
     HabitParams,
     policy_params,
 )
-from unosim.rules.settings import house_rule_switches
+from unosim.rules.settings import house_rule_switches, switch_code
 
 IntArray = NDArray[np.int64]
 FloatArray = NDArray[np.float64]
@@ -61,7 +69,10 @@ C_HOUSE = 14  # the house-rule switches follow, in their declared order
 # Dotted keys of the on/off house rules (rules.settings): adding a switch there
 # gives it a ci slot here and in compile_config; the kernel names the ones it reads.
 HOUSE_RULE_KEYS = tuple(house_rule_switches())
-NCI = C_HOUSE + len(HOUSE_RULE_KEYS)
+# 1: a ruling changes which cards a turn may play (wd4_unrestricted, no_action_finish),
+# so the reference policy leaves its counted fast path (derived, after the switches)
+C_TURN_RULED = C_HOUSE + len(HOUSE_RULE_KEYS)
+NCI = C_TURN_RULED + 1
 
 
 def house_rule_index(key: str) -> int:
@@ -81,10 +92,29 @@ C_JUMP_IN = house_rule_index("house_rules.jump_in")
 C_SEVEN_O = house_rule_index("house_rules.seven_o")
 C_DRAW_UNTIL_PLAY = house_rule_index("house_rules.draw_until_play")
 C_TWO_PLAYER_REVERSE = house_rule_index("house_rules.two_player_reverse")
+# the rulings of docs/rules.md §12 (unosim.engine.rulings); a named value is its
+# place among the declared values (`unosim.rules.settings.switch_code`)
+C_DRAW_THEN_PLAY = house_rule_index("house_rules.draw_then_play")
+C_FORCED_PLAY = house_rule_index("house_rules.forced_play")
+C_WD4_FREE = house_rule_index("house_rules.wd4_unrestricted")
+C_CHALLENGE = house_rule_index("house_rules.challenge")
+C_DEFLECT = house_rule_index("house_rules.deflect")
+C_NO_ACTION_FINISH = house_rule_index("house_rules.no_action_finish")
+C_MULTIPLE_PLAY = house_rule_index("house_rules.multiple_play")
+C_SEVEN_O_SWAP = house_rule_index("house_rules.seven_o_swap")
+C_SEVEN_O_PASS = house_rule_index("house_rules.seven_o_pass")
+C_LAST_CARD_DRAWS = house_rule_index("house_rules.last_card_draws")
+JUMP_IDENTICAL = switch_code("house_rules.jump_in", True)
+JUMP_SAME_NUMBER = switch_code("house_rules.jump_in", "same_number")
+THEN_ANY = switch_code("house_rules.draw_then_play", "any")
+THEN_NONE = switch_code("house_rules.draw_then_play", "none")
+SWAP_NEXT = switch_code("house_rules.seven_o_swap", "next")
+PASS_LEFT = switch_code("house_rules.seven_o_pass", "left")
 
 # An edition's special wild (``Edition.special_kind``) by code: the code is the place
 # here, and the trace writes the name back.
-SPECIAL_NAMES = ("none", "movie_madness", "wishing_star", "dont_talk")
+# A kind's ``FX_SPECIAL`` column holds the same code.
+SPECIAL_NAMES = ("none", *SPECIAL_EFFECTS)
 SPECIAL_CODE = {name: code for code, name in enumerate(SPECIAL_NAMES)}
 SPECIAL_NONE, SPECIAL_MOVIE = SPECIAL_CODE["none"], SPECIAL_CODE["movie_madness"]
 SPECIAL_WISH, SPECIAL_DONT_TALK = SPECIAL_CODE["wishing_star"], SPECIAL_CODE["dont_talk"]
@@ -182,6 +212,8 @@ PH_COLOR = 3  # name a color for the wild just played (or flipped)
 PH_PENDING = 4  # facing a pending Draw Two / WD4: accept, challenge, stack
 PH_TARGET = 5  # choose a seat (Seven-O swap, special wild)
 PH_JUMP = 6  # a player holding the top card may jump in, or pass
+PH_MULTI = 7  # multiple_play: drop another card of the number just played, or pass
+PH_MULTI_PASS = 8  # transient: the drop is over, its last play resolves (never a decision)
 
 # --- draw causes (docs/trace.md §3) ---------------------------------------------
 CAUSES = ("turn", "draw2", "wd4", "stack", "challenge", "uno", "special", "dont_talk")
@@ -279,7 +311,8 @@ S_FIRSTP = 29
 S_STACK_TURN = 30  # a stacking turn has started (turn and slip written), card still to play
 S_WD4_COLOR = 31  # the color active when the latest WD4 was played (public: a challenge reads it)
 S_KNOW = 32  # 1: keep ``known`` (cards each seat knows another holds; unosim.engine.known)
-NS = 33
+S_DEFLECTED = 33  # 1: the pending draw was deflected (deflect): no challenge of it
+NS = 34
 
 # --- per seat: int64 matrix seat[q, SEAT_*] ---------------------------------------
 SEAT_ALIVE, SEAT_SILENCED, SEAT_SCORE = 0, 1, 2
@@ -304,7 +337,8 @@ ISMCTS = "ismcts"  # the search player
 KNOWN = "known"  # the known-cards record (read by the search player and the façade)
 SPECIALS = "specials"  # the editions' special wilds (a deck with WX cards)
 TRACE = "trace"  # the trace writer (a state built to be traced)
-FEATURES = (HABITS, ISMCTS, KNOWN, SPECIALS, TRACE)
+RULINGS = "rulings"  # docs/rules.md §12 away from the printed rules (unosim.engine.rulings)
+FEATURES = (HABITS, ISMCTS, KNOWN, SPECIALS, TRACE, RULINGS)
 
 
 MARKER_PREFIX = "uses_"  # a variant's marker fields: its type, not its state
@@ -379,6 +413,11 @@ class Config(Protocol):
     icons: IntArray  # [NK] 1 where the kind bears the Wishing Icon
     dc: IntArray  # [NK] copies of each kind in the deck (all decks)
     deck: IntArray  # [pile] the deck in kind order, where every round's shuffle starts
+    fx: IntArray  # [NK, NFX] what each kind does (unosim.rules.effects, FX_* columns)
+    act: IntArray  # [NK] what a play of each kind does, one code (ACT_*, from fx)
+    stk: IntArray  # [NK + 1] the kinds with a draw effect in kind order, then -1
+    wo: IntArray  # [NWILD] every wild kind, in the order a turn offers them
+    wfree: int  # how many of them come first without a legality condition
 
 
 class KernelArrays(Protocol):
@@ -397,6 +436,8 @@ class KernelArrays(Protocol):
     def points(self) -> IntArray: ...
     @property
     def wish_icons(self) -> IntArray: ...
+    @property
+    def effects(self) -> IntArray: ...
 
 
 def _markers(features: set[str] | frozenset[str]) -> list[tuple[str, type]]:
@@ -438,11 +479,21 @@ def config_dtype(pile: int, features: frozenset[str] = frozenset()) -> np.dtype:
     return np.dtype([*_markers(features), ("ci", np.int64, (NCI,)), ("cf", np.float64, (NCF,)),
                      ("pp", np.float64, (MAX_PLAYERS, NPP)), ("points", np.int64, (NK,)),
                      ("icons", np.int64, (NK,)), ("dc", np.int64, (NK,)),
-                     ("deck", np.int64, (pile,))])
+                     ("deck", np.int64, (pile,)), ("fx", np.int64, (NK, NFX)),
+                     ("act", np.int64, (NK,)), ("stk", np.int64, (NK + 1,)), ("wo", np.int64, (NWILD,)), ("wfree", np.int64)])
 
 
 # Everything but the trace writer, which belongs to the state: what the façade compiles.
-ALL_CONFIG_FEATURES = frozenset({HABITS, ISMCTS, KNOWN, SPECIALS})
+ALL_CONFIG_FEATURES = frozenset({HABITS, ISMCTS, KNOWN, SPECIALS, RULINGS})
+
+
+def rulings_used(ci: IntArray) -> bool:
+    """Does a compiled config play any ruling of docs/rules.md §12 away from its
+    printed default (``jump_in: same_number`` included)?"""
+    printed = {C_DRAW_THEN_PLAY: 0, C_FORCED_PLAY: 0, C_WD4_FREE: 0, C_CHALLENGE: 1,
+               C_DEFLECT: 0, C_NO_ACTION_FINISH: 0, C_MULTIPLE_PLAY: 0, C_SEVEN_O_SWAP: 0,
+               C_SEVEN_O_PASS: 0, C_LAST_CARD_DRAWS: 1}
+    return ci[C_JUMP_IN] == JUMP_SAME_NUMBER or any(ci[i] != v for i, v in printed.items())
 
 
 def config_features(cc: KernelArrays) -> frozenset[str]:
@@ -450,7 +501,7 @@ def config_features(cc: KernelArrays) -> frozenset[str]:
 
     A search seat brings the habit policies too (its playouts and prior may
     use them) and the known-cards record it reads; the special wilds come
-    with a deck that holds WX cards.
+    with a deck that holds WX cards; the rulings' hooks with a ruling played.
 
     >>> from unosim.rules.config import load_config
     >>> sorted(config_features(compile_config(load_config("classic"))))
@@ -465,9 +516,24 @@ def config_features(cc: KernelArrays) -> frozenset[str]:
         out.add(ISMCTS)
     if ismcts or cc.ci[C_KNOWN] != 0:
         out.add(KNOWN)
-    if cc.deck_counts[WX] > 0:
+    if (cc.deck_counts * cc.effects[:, FX_SPECIAL]).any():
         out.add(SPECIALS)
+    if rulings_used(cc.ci):
+        out.add(RULINGS)
     return frozenset(out)
+
+
+def wild_order(fx: IntArray) -> list[int]:
+    """The wild kinds in the order a turn offers them: those without a legality
+    condition first, then the conditioned ones (W, WX, WD4 in the classic
+    layout: the order the random draws have always used).
+
+    >>> from unosim.rules.config import load_config
+    >>> wild_order(compile_config(load_config("classic")).effects)
+    [52, 54, 53]
+    """
+    free = [k for k in range(W, NK) if fx[k, FX_COND] == 0]
+    return free + [k for k in range(W, NK) if fx[k, FX_COND] != 0]
 
 
 def pile_size(cc: KernelArrays) -> int:
@@ -507,6 +573,13 @@ def config_tuple(cc: KernelArrays, features: frozenset[str] | None = None) -> Co
     rec.dc[:] = cc.deck_counts
     deck = np.repeat(np.arange(NK), cc.deck_counts)
     rec.deck[: len(deck)] = deck
+    rec.fx[:] = cc.effects
+    rec.act[:] = action_codes(cc.effects)
+    rec.stk[:] = -1
+    draws = np.flatnonzero(cc.effects[:, FX_DRAW])
+    rec.stk[: len(draws)] = draws
+    rec.wo[:] = wild_order(cc.effects)
+    rec.wfree = int((cc.effects[W:, FX_COND] == 0).sum())
     return cast(Config, rec)
 
 
@@ -524,6 +597,7 @@ class CompiledConfig:
     deck_counts: IntArray  # int64[NK], all decks
     points: IntArray  # int64[NK]
     wish_icons: IntArray  # int64[NK], 1 where the kind bears the Wishing Icon
+    effects: IntArray  # int64[NK, NFX], what each kind does (FX_* columns)
     edition_name: str
     seat_policies: list[str]
     rules: dict[str, Any] = field(default_factory=dict)
@@ -558,7 +632,8 @@ def compile_config(cfg: GameConfig) -> CompiledConfig:
     ci[C_DECK_SIZE] = counts.sum()
     ci[C_KNOWN] = int(any(p == "ismcts" for p in cfg.seat_policies))
     for i, key in enumerate(HOUSE_RULE_KEYS):
-        ci[C_HOUSE + i] = _setting(cfg, key)
+        ci[C_HOUSE + i] = switch_code(key, _setting(cfg, key))
+    ci[C_TURN_RULED] = int(cfg.house_rules.wd4_unrestricted or cfg.house_rules.no_action_finish)
 
     cf = np.array([getattr(cfg.behaviour, key) for key in BEHAVIOUR_KEYS], dtype=np.float64)
 
@@ -574,6 +649,7 @@ def compile_config(cfg: GameConfig) -> CompiledConfig:
         deck_counts=counts,
         points=points_by_kind(ed),
         wish_icons=wish_icon_mask(ed),
+        effects=effects_by_kind(ed),
         edition_name=ed.name,
         seat_policies=seats,
         rules=resolved_rules(cfg),

@@ -43,7 +43,7 @@ class PublicView:
     """Everything seat ``seat`` may know when it must decide (read-only)."""
 
     seat: int
-    phase: str  # turn, drawn, color, pending, target, jump (engine.game.PHASE_NAMES)
+    phase: str  # turn, drawn, color, pending, target, jump, multi (engine.game.PHASE_NAMES)
     players: int
     hand: tuple[str, ...]  # own cards, sorted by kind
     top: str  # top of the discard pile

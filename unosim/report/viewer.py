@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from unosim.engine.replay import PENALTIES, Table, replay
-from unosim.rules.settings import house_rule_switches
+from unosim.rules.settings import house_rule_switches, setting_phrase, switches
 from unosim.run.files import write_output, write_text
 
 __all__ = ["EXAMPLE_LIMIT", "EXAMPLE_TITLES", "event_words", "pick_examples", "stack_chain",
@@ -159,8 +159,11 @@ def viewer_data(events: Sequence[dict[str, Any]], title: str | None = None,
     rules = deal.get("rules", {})
     colors = _color_words(str(deal.get("edition", "")))
     labels = house_rule_switches()
-    house = [labels.get(f"house_rules.{k}", k)
-             for k, v in _flat(rules.get("house_rules", {})) if v is True]
+    printed = {s.key: s.default for s in switches()}  # the rulings' printed values too
+    house = [labels.get(key, k) if v is True
+             else setting_phrase(key, v) if key in labels else f"{k} {v}"
+             for k, v in _flat(rules.get("house_rules", {}))
+             for key in [f"house_rules.{k}"] if v != printed.get(key, False)]
     players = int(deal["players"])
     if seat is not None and not 0 <= seat < players:
         raise ValueError(f"seat {seat}: the game has seats 0-{players - 1}")

@@ -19,11 +19,12 @@ from pydantic import (
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
+    field_validator,
     model_serializer,
     model_validator,
 )
 
-from unosim.rules.errors import KeyedValueError
+from unosim.rules.errors import KeyedValueError, quoted
 from unosim.rules.plugins import is_plugin_name
 
 __all__ = [
@@ -41,11 +42,14 @@ __all__ = [
     "PlayoutName",
     "PluginName",
     "PolicyName",
+    "RULINGS",
     "Rate",
     "SeatSpec",
+    "Source",
     "Stacking",
     "StrictModel",
     "policy_params",
+    "source_of",
 ]
 
 
@@ -72,23 +76,122 @@ Count = Annotated[int, Field(ge=0)]
 Rate = Annotated[float, Field(ge=0.0, le=1.0)]
 
 
+@dataclass(frozen=True)
+class Source:
+    """Field metadata: where a house rule or ruling comes from (``unosim rulings`` prints it).
+
+    ``official`` is the printed rule a ruling's default keeps; a field with a
+    Source whose ``section`` is 12 is a ruling of docs/rules.md §12, left out of
+    dumps while it keeps that default, so configs, traces, hashes and summaries
+    of games played by the printed rules read as they did before the rulings.
+    """
+
+    note: str
+    section: int = 6
+
+
+_SEED = "seed 004 (classic W2085 guide)"
+_HOUSE = f"house rule, {_SEED}, 'Popular variants and house rules'"
+_TABLE = "a table variant (docs/rules.md section 12)"
+
+
 class Stacking(StrictModel):
     """Which pending-draw cards may be stacked on which (docs/rules.md §6)."""
 
-    draw_two_on_draw_two: bool = Field(False, title="Draw Two on Draw Two")
-    wd4_on_wd4: bool = Field(False, title="Wild Draw Four on Wild Draw Four")
-    wd4_on_draw_two: bool = Field(False, title="Wild Draw Four on Draw Two")
-    draw_two_on_wd4: bool = Field(False, title="Draw Two on Wild Draw Four")
+    draw_two_on_draw_two: Annotated[bool, Field(title="Draw Two on Draw Two"),
+                                    Source(_HOUSE)] = False
+    wd4_on_wd4: Annotated[bool, Field(title="Wild Draw Four on Wild Draw Four"),
+                          Source(f"{_HOUSE} ('many tables also allow Wild Draw Four')")] = False
+    wd4_on_draw_two: Annotated[bool, Field(title="Wild Draw Four on Draw Two"),
+                               Source(f"{_HOUSE} ('many tables also allow Wild Draw Four')")
+                               ] = False
+    draw_two_on_wd4: Annotated[bool, Field(title="Draw Two on Wild Draw Four"),
+                               Source(f"{_TABLE}, beside {_SEED}'s stacking")] = False
 
 
 class HouseRules(StrictModel):
-    """docs/rules.md §6; all off unless the edition or the config turns them on."""
+    """docs/rules.md §6 and the rulings of §12; all play the printed rules unless
+    the edition or the config changes them."""
 
     stacking: Stacking = Field(Stacking(), title="stacking")
-    jump_in: bool = Field(False, title="jump-in")
-    seven_o: bool = Field(False, title="Seven-O")
-    draw_until_play: bool = Field(False, title="draw until you can play")
-    two_player_reverse: bool = Field(False, title="two-player Reverse as Skip")
+    jump_in: Annotated[
+        bool | Literal["same_number"], Field(title="jump-in"),
+        Phrase(fixed={"same_number": "jump-in on the same number"}),
+        Source(f"{_HOUSE} (the exact card); same_number (any color, same number): {_TABLE}"),
+    ] = False
+    seven_o: Annotated[bool, Field(title="Seven-O"), Source(_HOUSE)] = False
+    draw_until_play: Annotated[bool, Field(title="draw until you can play"), Source(
+        f"house rule, {_SEED}, 'Arguments UNO tables have, settled'")] = False
+    two_player_reverse: Annotated[bool, Field(title="two-player Reverse as Skip"), Source(
+        f"Mattel's 30th Anniversary sheet 42885, quoted by {_SEED}; W2085 has no "
+        "two-player rules")] = False
+    # --- rulings people argue about (docs/rules.md §12) ---
+    draw_then_play: Annotated[
+        Literal["drawn", "any", "none"], Field(title="play after drawing"),
+        Phrase(fixed={"drawn": "only the drawn card after drawing",
+                      "any": "any card after drawing", "none": "drawing ends the turn"}),
+        Source(f"official 'drawn': {_SEED} ('nothing else from your hand'); 'any' and "
+               f"'none': {_TABLE}", 12),
+    ] = "drawn"
+    forced_play: Annotated[bool, Field(title="must play when able"), Source(
+        f"official: you may draw instead, {_SEED}; forcing play: {_TABLE}", 12)] = False
+    wd4_unrestricted: Annotated[bool, Field(title="Wild Draw Four without restriction"), Source(
+        f"official: only without the current color, {_SEED}; without restriction: {_TABLE}",
+        12)] = False
+    challenge: Annotated[bool, Field(title="Wild Draw Four challenge"), Source(
+        f"official: a WD4 may be challenged, {_SEED}; no challenge: {_TABLE}", 12)] = True
+    deflect: Annotated[bool, Field(title="deflect a draw with Reverse or Skip"), Source(
+        f"the 'UNO reverse card': Mattel's answer is no; {_TABLE}", 12)] = False
+    no_action_finish: Annotated[bool, Field(title="no action card or wild as the last card"),
+                                Source(f"official: any legal card may be the last, {_SEED}; "
+                                       f"numbers only: {_TABLE}", 12)] = False
+    multiple_play: Annotated[bool, Field(title="play every card of the same number at once"),
+                             Source(f"official: one card per turn (all seeds); {_TABLE}",
+                                    12)] = False
+    seven_o_swap: Annotated[
+        Literal["chosen", "next"], Field(title="Seven-O swap partner"),
+        Phrase(fixed={"chosen": "a 7 swaps with a chosen player",
+                      "next": "a 7 swaps with the next player"}),
+        Source(f"{_SEED}'s Seven-O: any player ('chosen'); 'next': {_TABLE}", 12),
+    ] = "chosen"
+    seven_o_pass: Annotated[
+        Literal["direction", "left"], Field(title="Seven-O pass direction"),
+        Phrase(fixed={"direction": "a 0 passes hands in the direction of play",
+                      "left": "a 0 passes hands to the left"}),
+        Source(f"{_SEED}'s Seven-O: the direction of play; 'left': {_TABLE}", 12),
+    ] = "direction"
+    last_card_draws: Annotated[bool, Field(title="a last Draw Two or WD4 still draws"), Source(
+        f"official: the next player draws and it scores, {_SEED}; no draw: {_TABLE}",
+        12)] = True
+
+    @field_validator("jump_in", mode="before")
+    @classmethod
+    def _jump_in_value(cls, v: object) -> object:
+        # one plain error for the union (pydantic would report each member)
+        if v is True or v is False or v == "same_number":
+            return v
+        raise ValueError(f"expected true, false or same_number, got {quoted(v)}")
+
+    @model_serializer(mode="wrap")
+    def _printed_rulings_left_out(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        for name in RULINGS:
+            if name in out and out[name] == type(self).model_fields[name].default:
+                del out[name]
+        return out
+
+
+def source_of(info: Any) -> Source | None:
+    """A field's `Source` metadata, if it has one."""
+    return next((m for m in getattr(info, "metadata", ()) if isinstance(m, Source)), None)
+
+
+# The §12 rulings among the house rules, in declaration order (jump_in's
+# same_number is a value of a §6 switch).
+RULINGS: tuple[str, ...] = tuple(
+    name for name, info in HouseRules.model_fields.items()
+    if (src := source_of(info)) is not None and src.section == 12
+)
 
 
 class EditionBehaviour(StrictModel):

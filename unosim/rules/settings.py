@@ -26,10 +26,11 @@ from pydantic.fields import FieldInfo
 from unosim.rules.config import GameConfig, config_to_dict
 from unosim.rules.editions import Edition, is_edition_path, list_editions
 from unosim.rules.errors import model_at
-from unosim.rules.models import HouseRules, Phrase, Stacking
+from unosim.rules.models import HouseRules, Phrase, Stacking, source_of
 
 __all__ = [
     "Setting",
+    "Switch",
     "describe_difference",
     "describe_rules",
     "house_rule_switches",
@@ -39,6 +40,8 @@ __all__ = [
     "setting_phrase",
     "settings",
     "stacking_phrase",
+    "switch_code",
+    "switches",
     "two_valued",
     "two_values",
 ]
@@ -88,15 +91,65 @@ def setting_label(key: str) -> str:
 
 
 def house_rule_switches() -> dict[str, str]:
-    """Every on/off house rule, ``{dotted key: label}`` in declaration order.
+    """Every house-rule switch (docs/rules.md §6 and the rulings of §12),
+    ``{dotted key: label}`` in declaration order.
 
-    The engine derives its compiled index from this order, reports and CLI
-    help their wording.
+    The engine derives its compiled index from this order (each value lowered
+    by `switch_code`), reports and CLI help their wording.
 
     >>> house_rule_switches()["house_rules.stacking.wd4_on_wd4"]
     'Wild Draw Four on Wild Draw Four'
     """
     return {key: setting_label(key) for key, _ in _fields(HouseRules, "house_rules.")}
+
+
+def _choices(annotation: object) -> list[object]:
+    """The values a switch takes, in code order: false, true, then any named values."""
+    if annotation is bool:
+        return [False, True]
+    out: list[object] = []
+    for arg in get_args(annotation) or ():
+        out += _choices(arg) if arg is bool or get_origin(arg) is Literal else [arg]
+    return out
+
+
+def switch_code(key: str, value: object) -> int:
+    """The integer the kernel reads for a house-rule switch at ``value``: 0/1 for
+    an on/off switch, else the value's place among the declared ones.
+
+    >>> switch_code("house_rules.jump_in", "same_number"), switch_code("house_rules.challenge", True)
+    (2, 1)
+    >>> switch_code("house_rules.draw_then_play", "none")
+    2
+    """
+    return _choices(_field(key).annotation).index(value)
+
+
+@dataclass(frozen=True)
+class Switch:
+    """One house rule or ruling as `unosim rulings` lists it."""
+
+    key: str
+    label: str
+    values: str
+    default: object
+    section: int
+    source: str
+
+
+def switches() -> list[Switch]:
+    """Every switch of docs/rules.md §6 and §12, read from its one declaration.
+
+    >>> s = next(s for s in switches() if s.key == "house_rules.deflect")
+    >>> s.label, s.default, s.section
+    ('deflect a draw with Reverse or Skip', False, 12)
+    """
+    out = []
+    for key, info in _fields(HouseRules, "house_rules."):
+        src = source_of(info)
+        out.append(Switch(key, setting_label(key), _values(info.annotation, info.metadata),
+                          info.default, src.section if src else 6, src.note if src else ""))
+    return out
 
 
 def setting_phrase(key: str, value: object) -> str:
@@ -177,8 +230,8 @@ def _can_act(key: str, players: int | None) -> bool:
 def rules_on(source: GameConfig | Edition) -> list[str]:
     """The house rules a config (or an edition, by default) plays, in words.
 
-    House rules are all off unless turned on, so these are the rules that
-    differ from the printed ones; a switch that cannot act at the config's
+    House rules and rulings play the printed rules unless changed, so these are
+    the rules that differ from the printed ones; a switch that cannot act at the config's
     table (two-player Reverse with more than two players) is left out.
 
     >>> from unosim.rules.config import load_config
@@ -186,13 +239,15 @@ def rules_on(source: GameConfig | Edition) -> list[str]:
     ['full stacking (every draw card on every other)', 'jump-in', 'Seven-O', 'draw until you can play']
     """
     players = source.players if isinstance(source, GameConfig) else None
-    switches = _flat(source.house_rules.model_dump(), "house_rules.")
-    stacking = {k.rsplit(".", 1)[1]: v for k, v in switches.items() if k.startswith(_STACKING)}
+    given = _flat(source.house_rules.model_dump(), "house_rules.")
+    defaults = _flat(HouseRules().model_dump(), "house_rules.")
+    stacking = {k.rsplit(".", 1)[1]: v for k, v in given.items() if k.startswith(_STACKING)}
     out = [stacking_phrase(stacking)] if any(stacking.values()) else []
     return out + [
-        setting_label(key)
-        for key, on in switches.items()
-        if on and not key.startswith(_STACKING) and _can_act(key, players)
+        setting_phrase(key, value)
+        for key, value in given.items()
+        if value != defaults.get(key) and not key.startswith(_STACKING)
+        and _can_act(key, players)
     ]
 
 
@@ -287,6 +342,8 @@ def _values(annotation: object, metadata: Sequence[object] = ()) -> str:
         return "true|false"
     if origin is Literal:
         return "|".join(map(str, args))
+    if origin in (Union, UnionType) and all(a is bool or get_origin(a) is Literal for a in args):
+        return "|".join(_values(a) for a in args)  # a switch with named values (jump_in)
     if origin in (Union, UnionType):
         return " or ".join(_values(a) if a is not NoneType else "null" for a in args)
     if origin is list:
