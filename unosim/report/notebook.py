@@ -198,11 +198,11 @@ def sweep_html(sweep: Sweep) -> str:
 # --------------------------------------------------------------------------- #
 
 def _rating_rows(lg: League) -> list[list[str]]:
-    from unosim.report.league import _elo
+    from unosim.report.league import format_elo
 
     r, rates = lg.ratings, lg.win_rates()
     return [[lg.names[i],
-             f"{_elo(r.rating[i])} Elo (95% CI {_elo(r.low[i])} to {_elo(r.high[i])})",
+             f"{format_elo(r.rating[i])} Elo (95% CI {format_elo(r.low[i])} to {format_elo(r.high[i])})",
              pct_ci(rates[i])] for i in r.order()]
 
 
