@@ -155,23 +155,25 @@ def kernel_rate(cfg_path: Path, seconds: float, overrides: list[str] | None = No
                 ) -> dict[str, float]:
     """Single-core ``simulate`` throughput after warm-up, in chunks like the runner's."""
     from unosim.engine.batch import simulate
-    from unosim.engine.state import alloc_state, compile_config
+    from unosim.engine.state import R_TURNS, alloc_state, compile_config
     from unosim.rules.config import load_config
 
     cc = compile_config(load_config(cfg_path, overrides or []))
     state = alloc_state(cc, trace=False)
     simulate(cc, 1, 0, 2000, state=state)  # warm-up: load the compiled code, touch memory
-    rounds = games = 0
+    rounds = games = turns = 0
     chunk = 20_000
     t, c = time.perf_counter(), time.process_time()
     while (elapsed := time.perf_counter() - t) < seconds:
         agg, _ = simulate(cc, 2, games, chunk, state=state)
         games += chunk
         rounds += int(agg["counts"][1])
+        turns += int(agg["sums"][R_TURNS])
     cpu = time.process_time() - c
     # CPU time too: on a shared machine rounds per CPU-second is the steadier figure
-    return {"rounds": rounds, "seconds": elapsed, "cpu_s": cpu,
-            "rounds_per_s": rounds / elapsed, "rounds_per_cpu_s": rounds / cpu}
+    return {"rounds": rounds, "turns": turns, "seconds": elapsed, "cpu_s": cpu,
+            "rounds_per_s": rounds / elapsed, "rounds_per_cpu_s": rounds / cpu,
+            "turns_per_s": turns / elapsed, "turns_per_cpu_s": turns / cpu}
 
 
 def runner_rate(games: int, jobs: int, work: Path) -> dict[str, float]:
@@ -404,9 +406,14 @@ def main(argv: list[str] | None = None) -> int:
                            else ["cached", "suite"], say)
     say("cached start...")
     res["cached_start"] = cached_start()
+    from unosim.rules.editions import list_editions
+
     say("kernel throughput...")
     res["kernel_classic"] = kernel_rate(CLASSIC, seconds)
     res["kernel_chaos"] = kernel_rate(CHAOS, seconds)
+    for edition in list_editions():
+        say(f"kernel throughput, edition {edition}...")
+        res[f"kernel_edition_{edition}"] = kernel_rate(CLASSIC, seconds, [f"edition={edition}"])
     for policy in ("strategic", "defender"):
         say(f"kernel throughput, every seat {policy}...")
         res[f"kernel_classic_{policy}"] = kernel_rate(CLASSIC, seconds, [f"policy={policy}"])
@@ -456,6 +463,12 @@ def main(argv: list[str] | None = None) -> int:
         _row("kernel, classic 4p, 1 core", f"{k:,.0f} rounds/s", ">= 200,000"),
         _row("kernel, classic 4p, per CPU-second", f"{kc:,.0f} rounds/s"),
         _row("kernel, chaos 4p, 1 core", f"{res['kernel_chaos']['rounds_per_s']:,.0f} rounds/s"),
+        *[_row(f"kernel, edition {e} 4p random, per CPU-s: rounds/s, turns/s (cost per turn vs classic)",
+               f"{r['rounds_per_cpu_s']:,.0f}, {r['turns_per_cpu_s']:,.0f} "
+               f"({res['kernel_edition_classic']['turns_per_cpu_s'] / r['turns_per_cpu_s']:.2f}x)",
+               "<= 2x")
+          for e, r in ((k.removeprefix("kernel_edition_"), v) for k, v in res.items()
+                       if k.startswith("kernel_edition_"))],
         *[_row(f"kernel, classic 4p, every seat {p} (per CPU-s; slowdown vs random)",
                f"{res[f'kernel_classic_{p}']['rounds_per_cpu_s']:,.0f} rounds/s; "
                f"{kc / res[f'kernel_classic_{p}']['rounds_per_cpu_s']:.2f}x", "<= 2x")

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from unosim.engine.events import emit, log_card, log_pile
 from unosim.engine.jit import jit
-from unosim.engine.kinds import color_of, is_draw_two, is_number, is_skip, is_wild
+from unosim.engine.kinds import color_of, is_number, is_wild
 from unosim.engine.known import reset_known
 from unosim.engine.rng import rng_int
-from unosim.engine.rules import begin_turn
+from unosim.engine.rules import begin_turn, skip_all
 from unosim.engine.state import (
     C_DECK_SIZE,
     C_FIRST_FLIP,
@@ -52,7 +52,8 @@ from unosim.engine.state import (
     State,
 )
 from unosim.engine.table import add_card, draw_n, next_alive, shuffle_row
-from unosim.rules.cards import DRAW_TWO_DRAW, NK, WD4
+from unosim.rules.cards import NK
+from unosim.rules.effects import FX_COND, FX_DRAW, FX_REVERSE, FX_SKIP, FX_SKIP_ALL
 
 
 @jit
@@ -137,25 +138,25 @@ def flip_one(S: State) -> int:
 @jit
 def first_flip(S: State, C: Config) -> None:
     """The first discard, and what it does to the first player (docs/rules.md §2, §10)."""
-    s, piles, rng = S.s, S.piles, S.rng
+    s, piles, rng, fx = S.s, S.piles, S.rng, C.fx
     k = flip_one(S)
     if C.ci[C_FIRST_FLIP] == FLIP_REDRAW:
         # an action or wild card's effect is ignored; flip on top of it
         while not is_number(k) and s[S_NDRAW] > 0:
             k = flip_one(S)
     else:
-        while k == WD4 and s[S_NDRAW] > 0:
+        while fx[k, FX_COND] != 0 and s[S_NDRAW] > 0:
             # back into the pile at a uniformly random gap (top included)
             s[S_NDISC] -= 1
             n = s[S_NDRAW]
             g = rng_int(rng, n + 1)
             for i in range(n, g, -1):
                 piles[0, i] = piles[0, i - 1]
-            piles[0, g] = WD4
+            piles[0, g] = k
             s[S_NDRAW] = n + 1
             if s[S_TRACE] != 0:
                 off, ln = log_pile(S, 0)
-                emit(S, EV_RETURN, WD4, 0, 0, off, ln)
+                emit(S, EV_RETURN, k, 0, 0, off, ln)
             k = flip_one(S)
     fp = s[S_FIRSTP]
     if is_wild(k):
@@ -169,17 +170,23 @@ def first_flip(S: State, C: Config) -> None:
     s[S_COLOR] = color_of(k)
     if C.ci[C_FIRST_FLIP] == FLIP_REDRAW or is_number(k):
         begin_turn(S, C, fp)
-    elif is_draw_two(k):
-        draw_n(S, fp, DRAW_TWO_DRAW, CAUSE_DRAW2)
+    elif fx[k, FX_DRAW] > 0:
+        draw_n(S, fp, fx[k, FX_DRAW], CAUSE_DRAW2)
         emit(S, EV_SKIP, fp, 0, 0, 0, 0)
         begin_turn(S, C, next_alive(S, C, fp, 1))
-    elif is_skip(k):
+    elif fx[k, FX_SKIP] != 0:
         emit(S, EV_SKIP, fp, 0, 0, 0, 0)
         begin_turn(S, C, next_alive(S, C, fp, 1))
-    else:
+    elif fx[k, FX_REVERSE] != 0:
         s[S_DIR] = -1
         emit(S, EV_REVERSE, -1, 0, 0, 0, 0)
         begin_turn(S, C, s[S_DEALER])
+    elif fx[k, FX_SKIP_ALL] != 0:
+        # as if the dealer had played it: everyone else is skipped (docs/DECISIONS.md)
+        skip_all(S, C, s[S_DEALER])
+        begin_turn(S, C, s[S_DEALER])
+    else:
+        begin_turn(S, C, fp)
 
 
 @jit

@@ -21,16 +21,7 @@ shuffles all of those and checks every decision stays the same.
 from __future__ import annotations
 
 from unosim.engine.jit import jit, optional
-from unosim.engine.kinds import (
-    card,
-    color_of,
-    is_draw_two,
-    is_number,
-    is_reverse,
-    is_skip,
-    is_wild,
-    rank_of,
-)
+from unosim.engine.kinds import card, color_of, is_number, is_wild, rank_of
 from unosim.engine.rng import chance, rng_int
 from unosim.engine.rules import can_stack, challengeable, wd4_ok
 from unosim.engine.state import (
@@ -88,7 +79,8 @@ from unosim.engine.state import (
     State,
 )
 from unosim.engine.table import next_alive, top_card
-from unosim.rules.cards import NK, NRANKS, STACKABLE, WD4, WX, W
+from unosim.rules.cards import NK, NRANKS, NWILD
+from unosim.rules.effects import FX_COND, FX_DRAW, FX_REVERSE, FX_SKIP, FX_SKIP_ALL, FX_WILD
 
 # Score tiers of a turn's cards. A base order (shed_points or numbers_first)
 # spreads cards over 0..400; keep_colors and switch_to_void reorder within a
@@ -123,16 +115,22 @@ def fewest_other(S: State, C: Config, p: int) -> int:
 @jit
 def is_reserve(C: Config, k: int) -> bool:
     """Could ``k`` ever be stacked on a pending draw under this config's switches?"""
-    ci = C.ci
-    if k == WD4:
+    ci, fx = C.ci, C.fx
+    if fx[k, FX_DRAW] == 0:
+        return False
+    if fx[k, FX_WILD] != 0:
         return ci[C_STACK_WD4_WD4] != 0 or ci[C_STACK_WD4_D2] != 0
-    return is_draw_two(k) and (ci[C_STACK_D2_D2] != 0 or ci[C_STACK_D2_WD4] != 0)
+    return ci[C_STACK_D2_D2] != 0 or ci[C_STACK_D2_WD4] != 0
 
 
 @jit
 def reserve_held(S: State, C: Config, p: int) -> int:
     n = 0
-    for k in STACKABLE:
+    stk = C.stk
+    for i in range(NK):
+        k = stk[i]
+        if k < 0:
+            break
         if is_reserve(C, k):
             n += S.hands[p, k]
     return n
@@ -185,8 +183,8 @@ def wild_score(C: Config, p: int, k: int, wd4: float, dump: float, reserve: floa
     # shed_points: the most points first (wilds and action cards early)
     if pp[p, P_SHED] != 0:
         sc += C.points[k]
-    if k == WD4:
-        sc += wd4  # numbers_first puts it last (tier 0)
+    if C.fx[k, FX_DRAW] > 0:
+        sc += wd4  # a wild draw card (WD4); numbers_first puts it last (tier 0)
         if reserve != 0.0 and is_reserve(C, k):
             sc += reserve
     elif pp[p, P_NUMBERS] != 0:
@@ -209,9 +207,10 @@ def colored_score(S: State, C: Config, p: int, k: int, c: int, r: int, nxt: int,
     else:
         if pp[p, P_NUMBERS] != 0:
             sc += TIER_ACTION
-        if is_draw_two(k) or is_skip(k):
-            sc += action
-        elif is_reverse(k):
+        fx = C.fx
+        if fx[k, FX_DRAW] > 0 or fx[k, FX_SKIP] != 0 or fx[k, FX_SKIP_ALL] != 0:
+            sc += action  # a card that costs the next player their turn
+        elif fx[k, FX_REVERSE] != 0:
             sc += reverse
         if reserve != 0.0 and is_reserve(C, k):
             sc += reserve
@@ -251,8 +250,10 @@ def turn_card(S: State, C: Config, p: int) -> int:
                 sc = colored_score(S, C, p, k, c, tr, nxt, action, reverse, dump, reserve)
                 if sc > bscore:
                     best, bscore = k, sc
-    for k in (W, WX, WD4):
-        if hands[p, k] > 0 and (k != WD4 or wd4_ok(S, C, p)):
+    wo, fx = C.wo, C.fx
+    for i in range(NWILD):
+        k = wo[i]
+        if hands[p, k] > 0 and (fx[k, FX_COND] == 0 or wd4_ok(S, C, p)):
             sc = wild_score(C, p, k, wd4, dump, reserve)
             if sc > bscore:
                 best, bscore = k, sc
@@ -322,16 +323,19 @@ def wd4_illegal_chance(S: State, C: Config, p: int) -> float:
     c = s[S_WD4_COLOR]
     block = C.ci[C_WD4_WILDS_BLOCK] != 0
     colored = S.voids[w, c] == 0
+    fx = C.fx
     total, bad = 0, 0
     for k in range(NK):
         unseen = C.dc[k] - hands[p, k]
         total += unseen
-        if (colored and not is_wild(k) and color_of(k) == c) or (block and (k == W or k == WX)):
+        if ((colored and not is_wild(k) and color_of(k) == c)
+                or (block and is_wild(k) and fx[k, FX_COND] == 0)):
             bad += unseen
     for i in range(s[S_NDISC]):
         k = piles[1, i]
         total -= 1
-        if (colored and not is_wild(k) and color_of(k) == c) or (block and (k == W or k == WX)):
+        if ((colored and not is_wild(k) and color_of(k) == c)
+                or (block and is_wild(k) and fx[k, FX_COND] == 0)):
             bad -= 1
     clean = 1.0
     for i in range(hands[w, H_SIZE]):
@@ -347,15 +351,18 @@ def wd4_illegal_chance(S: State, C: Config, p: int) -> float:
 def stack_card(S: State, C: Config, p: int) -> int:
     """The stackable card the habits rank first (an illegal WD4 only at the
     bluff rate); -1 to accept."""
-    pp = C.pp
+    pp, stk, fx = C.pp, C.stk, C.fx
     nxt, action, wd4, reverse, dump, reserve = situation(S, C, p, False)
     best, bscore = -1, -1e18
-    for k in STACKABLE:
+    for i in range(NK):
+        k = stk[i]
+        if k < 0:
+            break
         if not can_stack(S, C, p, k):
             continue
-        if k == WD4 and not wd4_ok(S, C, p) and not chance(S.rng, pp[p, P_BLUFF]):
+        if fx[k, FX_COND] != 0 and not wd4_ok(S, C, p) and not chance(S.rng, pp[p, P_BLUFF]):
             continue
-        if k == WD4:
+        if fx[k, FX_WILD] != 0:
             sc = wild_score(C, p, k, wd4, dump, reserve)
         else:
             sc = colored_score(S, C, p, k, color_of(k), rank_of(k), nxt, action, reverse,
@@ -363,6 +370,17 @@ def stack_card(S: State, C: Config, p: int) -> int:
         if sc > bscore:
             best, bscore = k, sc
     return best
+
+
+@jit
+def bluff_card(S: State, C: Config, p: int) -> int:
+    """The first conditioned wild (the WD4) ``p`` holds, in the turn's order; -1 none."""
+    wo, fx = C.wo, C.fx
+    for i in range(NWILD):
+        k = wo[i]
+        if fx[k, FX_COND] != 0 and S.hands[p, k] > 0:
+            return k
+    return -1
 
 
 def _no_habits(S: State, C: Config) -> int:
@@ -377,10 +395,12 @@ def habit_action(S: State, C: Config) -> int:
     ph = s[S_PHASE]
     p = s[S_CUR]
     if ph == PH_TURN:
-        # bluff_rate: an illegal WD4 is played anyway, at this rate per turn
-        if (S.hands[p, WD4] > 0 and pp[p, P_BLUFF] > 0.0 and not wd4_ok(S, C, p)
+        # bluff_rate: an illegal WD4 (a conditioned card) is played anyway, at
+        # this rate per turn
+        b = bluff_card(S, C, p)
+        if (b >= 0 and pp[p, P_BLUFF] > 0.0 and not wd4_ok(S, C, p)
                 and chance(S.rng, pp[p, P_BLUFF])):
-            return WD4
+            return b
         k = turn_card(S, C, p)
         return A_DRAW if k < 0 else k
     if ph == PH_DRAWN:
@@ -388,7 +408,7 @@ def habit_action(S: State, C: Config) -> int:
     if ph == PH_COLOR:
         return A_COLOR + name_color(S, C, p)
     if ph == PH_PENDING:
-        if (pp[p, P_CHALLENGE] < 1.0 and challengeable(S)
+        if (pp[p, P_CHALLENGE] < 1.0 and challengeable(S, C)
                 and wd4_illegal_chance(S, C, p) > pp[p, P_CHALLENGE]):
             return A_CHALLENGE
         k = stack_card(S, C, p)

@@ -25,12 +25,11 @@ from unosim.engine.habits import habit_action
 from unosim.engine.jit import jit, optional
 from unosim.engine.reference import random_action
 from unosim.engine.rng import rng_int, splitmix
-from unosim.engine.rules import apply_legal, challengeable, legal_actions
+from unosim.engine.rules import apply_legal, challengeable, legal_actions, wilds_block
 from unosim.engine.state import (
     C_MODE,
     C_PLAYERS,
     C_SCORING,
-    C_WD4_WILDS_BLOCK,
     H_SIZE,
     H_SUIT,
     ISMCTS,
@@ -67,7 +66,8 @@ from unosim.engine.state import (
     State,
 )
 from unosim.engine.table import add_card
-from unosim.rules.cards import NK, WD4, WX, W
+from unosim.rules.cards import NK
+from unosim.rules.effects import FX_COND
 
 # every policy's default seat row, by code: a playout gives all seats the playout policy's row
 PLAYOUT_ROWS = np.array([[POLICY_PARAMS[name][c] for c in range(NPP)]
@@ -213,11 +213,9 @@ def determinize(S: State, C: Config, me: int) -> None:
     # the legality of the WD4 being resolved follows from its player's hand now
     # (the sampled one, or ``me``'s own): only its color (or wilds) could make it illegal
     wp = s[S_WD4_PLAYER]
-    if wp >= 0 and s[S_LASTK] == WD4 and s[S_LASTP] == wp and (
-            challengeable(S) or s[S_PHASE] == PH_COLOR):
-        legal = hands[wp, H_SUIT + s[S_WD4_COLOR]] == 0
-        if C.ci[C_WD4_WILDS_BLOCK] != 0 and (hands[wp, W] > 0 or hands[wp, WX] > 0):
-            legal = False
+    if wp >= 0 and C.fx[s[S_LASTK], FX_COND] != 0 and s[S_LASTP] == wp and (
+            challengeable(S, C) or s[S_PHASE] == PH_COLOR):
+        legal = hands[wp, H_SUIT + s[S_WD4_COLOR]] == 0 and not wilds_block(C, hands[wp])
         s[S_WD4_LEGAL] = 1 if legal else 0
 
 

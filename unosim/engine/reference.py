@@ -11,14 +11,13 @@ from __future__ import annotations
 from unosim.engine.jit import jit
 from unosim.engine.kinds import card, is_wild, rank_of
 from unosim.engine.rng import rng_int
-from unosim.engine.rules import can_stack
+from unosim.engine.rules import can_stack, wilds_block
 from unosim.engine.state import (
     A_ACCEPT,
     A_COLOR,
     A_DRAW,
     A_TARGET,
     C_PLAYERS,
-    C_WD4_WILDS_BLOCK,
     H_SUIT,
     NCOLORS,
     PH_COLOR,
@@ -37,7 +36,8 @@ from unosim.engine.state import (
     State,
 )
 from unosim.engine.table import top_card
-from unosim.rules.cards import NRANKS, STACKABLE, WD4, WX, W
+from unosim.rules.cards import NK, NRANKS, NWILD
+from unosim.rules.effects import FX_COND
 
 
 @jit
@@ -45,21 +45,27 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
     """A uniformly chosen physical card among the playable (or stackable) ones
     in ``p``'s hand; -1 if there is none.
 
-    Only `STACKABLE` kinds can stack. A turn's play is the innermost loop of
+    Only kinds with a draw effect (``C.stk``) can stack. A turn's play is the innermost loop of
     every simulation, so there the legal cards are counted per class (the
     active color, whose count the table keeps; the top's rank in the other
     colors; wilds) instead of calling `can_play` 55 times; tests check both
     agree with the definitions."""
-    hands, rng = S.hands, S.rng
+    hands, rng, stk = S.hands, S.rng, C.stk
     if stack:
         total = 0
-        for k in STACKABLE:
+        for i in range(NK):
+            k = stk[i]
+            if k < 0:
+                break
             if can_stack(S, C, p, k):
                 total += hands[p, k]
         if total == 0:
             return -1
         x = rng_int(rng, total)
-        for k in STACKABLE:
+        for i in range(NK):
+            k = stk[i]
+            if k < 0:
+                break
             if can_stack(S, C, p, k):
                 if x < hands[p, k]:
                     return k
@@ -78,10 +84,13 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
         for cc in range(NCOLORS):
             if cc != c:
                 total += h[card(cc, tr)]
-    hw, hx = h[W], h[WX]
-    total += hw + hx
-    if held_color == 0 and (C.ci[C_WD4_WILDS_BLOCK] == 0 or (hw == 0 and hx == 0)):
-        total += h[WD4]
+    # the wilds, unconditioned first (C.wo); a conditioned one (WD4) if it is legal
+    wo, fx = C.wo, C.fx
+    cond_ok = held_color == 0 and not wilds_block(C, h)
+    for i in range(NWILD):
+        k = wo[i]
+        if fx[k, FX_COND] == 0 or cond_ok:
+            total += h[k]
     if total == 0:
         return -1
     x = rng_int(rng, total)
@@ -102,11 +111,13 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
                 if x < n:
                     return card(cc, tr)
                 x -= n
-    if x < hw:
-        return W
-    if x < hw + hx:
-        return WX
-    return WD4
+    for i in range(NWILD):
+        k = wo[i]
+        if fx[k, FX_COND] == 0 or cond_ok:
+            if x < h[k]:
+                return k
+            x -= h[k]
+    return -1
 
 
 @jit

@@ -55,15 +55,7 @@ from numpy.typing import NDArray
 
 from unosim.engine.events import emit
 from unosim.engine.jit import jit
-from unosim.engine.kinds import (
-    color_of,
-    is_draw_two,
-    is_reverse,
-    is_skip,
-    is_wild,
-    rank_of,
-    same_rank,
-)
+from unosim.engine.kinds import color_of, is_wild, rank_of, same_rank
 from unosim.engine.known import known_play, known_reveal, known_rotate, known_swap
 from unosim.engine.rng import chance
 from unosim.engine.scoring import round_points
@@ -166,17 +158,16 @@ from unosim.engine.table import (
     remove_card,
     top_card,
 )
-from unosim.rules.cards import (
-    BLUFF_CAUGHT_DRAW,
-    CHALLENGE_LOST_DRAW,
-    DRAW2,
-    DRAW_TWO_DRAW,
-    NK,
-    STACKABLE,
-    WD4,
-    WD4_DRAW,
-    WX,
-    W,
+from unosim.rules.cards import CHALLENGE_LOST_EXTRA, NK, W
+from unosim.rules.effects import (
+    FX_CHALLENGE,
+    FX_COND,
+    FX_DRAW,
+    FX_REVERSE,
+    FX_SKIP,
+    FX_SKIP_ALL,
+    FX_SPECIAL,
+    FX_WILD,
 )
 
 SWAP_RANK, ROTATE_RANK = 7, 0  # Seven-O
@@ -184,24 +175,33 @@ SWAP_RANK, ROTATE_RANK = 7, 0  # Seven-O
 
 # --- legality (docs/rules.md §3) ----------------------------------------------------------
 @jit
+def wilds_block(C: Config, hand: NDArray) -> bool:
+    """Where the edition says wilds match the color (``wd4_wilds_block``), does
+    ``hand`` (a hand row) hold a wild without a legality condition?"""
+    if C.ci[C_WD4_WILDS_BLOCK] == 0:
+        return False
+    fx = C.fx
+    for k in range(W, NK):
+        if hand[k] > 0 and fx[k, FX_COND] == 0:
+            return True
+    return False
+
+
+@jit
 def wd4_ok(S: State, C: Config, p: int) -> bool:
-    """A WD4 is legal only without another card of the active color (and, where
-    the edition says wilds match the color, without W or WX)."""
-    hands = S.hands
-    if hands[p, H_SUIT + S.s[S_COLOR]] > 0:
+    """A card with the ``only_without_color`` condition (the Wild Draw Four) is
+    legal only without another card of the active color (and, where the
+    edition says wilds match the color, without an unconditioned wild)."""
+    if S.hands[p, H_SUIT + S.s[S_COLOR]] > 0:
         return False
-    if C.ci[C_WD4_WILDS_BLOCK] != 0 and (hands[p, W] > 0 or hands[p, WX] > 0):
-        return False
-    return True
+    return not wilds_block(C, S.hands[p])
 
 
 @jit
 def can_play(S: State, C: Config, p: int, k: int) -> bool:
     """Legality of kind ``k`` for player ``p`` (whether it is held is not checked)."""
-    if k == W or k == WX:
-        return True
-    if k == WD4:
-        return wd4_ok(S, C, p)
+    if is_wild(k):
+        return C.fx[k, FX_COND] == 0 or wd4_ok(S, C, p)
     if color_of(k) == S.s[S_COLOR]:
         return True
     return same_rank(top_card(S), k)
@@ -209,33 +209,44 @@ def can_play(S: State, C: Config, p: int, k: int) -> bool:
 
 @jit
 def can_stack(S: State, C: Config, p: int, k: int) -> bool:
-    """May ``p`` add ``k`` to the pending draw (stacking switches + docs/rules.md §3)?"""
-    ci, s, pp = C.ci, S.s, C.pp
-    if S.hands[p, k] <= 0:
+    """May ``p`` add ``k`` to the pending draw (stacking switches + docs/rules.md §3)?
+
+    The switches pair a colored draw card (Draw Two) and a wild one (WD4): each
+    kind with a draw effect is one or the other. A conditioned wild meets its
+    condition (or is a bluff)."""
+    ci, s, pp, fx = C.ci, S.s, C.pp, C.fx
+    if S.hands[p, k] <= 0 or fx[k, FX_DRAW] == 0:
         return False
-    if s[S_PEND_KIND] == WD4:
-        if k == WD4:
-            return ci[C_STACK_WD4_WD4] != 0 and (wd4_ok(S, C, p) or pp[p, P_BLUFF] > 0)
-        return ci[C_STACK_D2_WD4] != 0 and is_draw_two(k) and color_of(k) == s[S_COLOR]
-    if k == WD4:
-        return ci[C_STACK_WD4_D2] != 0 and (wd4_ok(S, C, p) or pp[p, P_BLUFF] > 0)
-    return ci[C_STACK_D2_D2] != 0 and is_draw_two(k)
+    wild = fx[k, FX_WILD] != 0
+    ok = not wild or fx[k, FX_COND] == 0 or wd4_ok(S, C, p) or pp[p, P_BLUFF] > 0
+    if fx[s[S_PEND_KIND], FX_WILD] != 0:
+        if wild:
+            return ci[C_STACK_WD4_WD4] != 0 and ok
+        return ci[C_STACK_D2_WD4] != 0 and color_of(k) == s[S_COLOR]
+    if wild:
+        return ci[C_STACK_WD4_D2] != 0 and ok
+    return ci[C_STACK_D2_D2] != 0
 
 
 @jit
-def challengeable(S: State) -> bool:
-    """May the player facing the pending draw challenge it? Only a WD4 that
-    starts a chain, and not once that player has begun a stacking turn."""
+def challengeable(S: State, C: Config) -> bool:
+    """May the player facing the pending draw challenge it? Only a challengeable
+    card (the WD4) that starts a chain, and not once that player has begun a
+    stacking turn."""
     s = S.s
-    return s[S_PEND_KIND] == WD4 and s[S_CHAIN] == 1 and s[S_STACK_TURN] == 0
+    return C.fx[s[S_PEND_KIND], FX_CHALLENGE] != 0 and s[S_CHAIN] == 1 and s[S_STACK_TURN] == 0
 
 
 @jit
 def pending_choice(S: State, C: Config, p: int) -> bool:
     """Does ``p`` have anything to decide when facing the pending draw?"""
-    if challengeable(S):
+    if challengeable(S, C):
         return True
-    for k in STACKABLE:
+    stk = C.stk
+    for i in range(NK):
+        k = stk[i]
+        if k < 0:
+            break
         if can_stack(S, C, p, k):
             return True
     return False
@@ -279,7 +290,7 @@ def next_turn(S: State, C: Config) -> None:
 def start_play(S: State, C: Config, p: int, k: int) -> None:
     """``p`` puts ``k`` on the discard; wilds wait for their color."""
     s, piles, st = S.s, S.piles, S.st
-    if k == WD4:
+    if C.fx[k, FX_COND] != 0:
         s[S_WD4_LEGAL] = 1 if wd4_ok(S, C, p) else 0
         s[S_WD4_PLAYER] = p
         s[S_WD4_COLOR] = s[S_COLOR]
@@ -329,40 +340,41 @@ def do_uno(S: State, C: Config, p: int) -> None:
 @jit
 def after_choices(S: State, C: Config) -> None:
     """Every choice for the play is made: write it and resolve it."""
-    s, hands, ci = S.s, S.hands, C.ci
+    s, hands, ci, fx = S.s, S.hands, C.ci, C.fx
     p, k = s[S_LASTP], s[S_LASTK]
     d = s[S_DIR]
     emit(S, EV_PLAY, p, k, s[S_COLOR], 0, 0)
-    if k == WX:
+    if fx[k, FX_SPECIAL] != 0:
         do_special(S, C, p)
     if hands[p, H_SIZE] == 1:
         do_uno(S, C, p)
     victim = next_alive(S, C, p, d)
+    dr = fx[k, FX_DRAW]
+    wild = fx[k, FX_WILD] != 0
     if hands[p, H_SIZE] == 0:
         # last card: its draw still happens and counts in scoring
-        if k == WD4 or is_draw_two(k):
-            total = s[S_PEND] + (WD4_DRAW if k == WD4 else DRAW_TWO_DRAW)
+        if dr > 0:
+            total = s[S_PEND] + dr
             chain = s[S_CHAIN] + 1
-            cause = CAUSE_STACK if chain >= 2 else (CAUSE_WD4 if k == WD4 else CAUSE_DRAW2)
+            cause = CAUSE_STACK if chain >= 2 else (CAUSE_WD4 if wild else CAUSE_DRAW2)
             draw_n(S, victim, total, cause)
         s[S_PEND] = 0
         s[S_CHAIN] = 0
         end_round(S, C, p)
         return
-    if k == WD4:
-        s[S_PEND] += WD4_DRAW
-        s[S_CHAIN] += 1
-        s[S_PEND_KIND] = WD4
-        goto_pending(S, C, victim)
+    if dr > 0 and wild:
+        pend_draw(S, C, k, victim)
         return
-    if is_wild(k):
+    if wild:
         s[S_NEXT] = victim
         resolved(S, C)
         return
-    if is_skip(k):
+    if fx[k, FX_SKIP] != 0:
         emit(S, EV_SKIP, victim, 0, 0, 0, 0)
         s[S_NEXT] = next_alive(S, C, victim, d)
-    elif is_reverse(k):
+    elif fx[k, FX_SKIP_ALL] != 0:
+        skip_all(S, C, p)
+    elif fx[k, FX_REVERSE] != 0:
         # the switch applies only with two seats in play
         if s[S_NALIVE] == 2 and ci[C_TWO_PLAYER_REVERSE] != 0:
             emit(S, EV_SKIP, victim, 0, 0, 0, 0)
@@ -371,11 +383,8 @@ def after_choices(S: State, C: Config) -> None:
             s[S_DIR] = -d
             emit(S, EV_REVERSE, -d, 0, 0, 0, 0)
             s[S_NEXT] = next_alive(S, C, p, -d)
-    elif is_draw_two(k):
-        s[S_PEND] += DRAW_TWO_DRAW
-        s[S_CHAIN] += 1
-        s[S_PEND_KIND] = DRAW2
-        goto_pending(S, C, victim)
+    elif dr > 0:
+        pend_draw(S, C, k, victim)
         return
     elif ci[C_SEVEN_O] != 0 and rank_of(k) == SWAP_RANK and s[S_NALIVE] > 1:
         s[S_PHASE] = PH_TARGET
@@ -388,6 +397,16 @@ def after_choices(S: State, C: Config) -> None:
     else:
         s[S_NEXT] = victim
     resolved(S, C)
+
+
+@jit
+def skip_all(S: State, C: Config, p: int) -> None:
+    """Skip Everyone: each other player in turn order loses their turn; ``p`` plays again."""
+    q = p
+    for _ in range(S.s[S_NALIVE] - 1):
+        q = next_alive(S, C, q, S.s[S_DIR])
+        emit(S, EV_SKIP, q, 0, 0, 0, 0)
+    S.s[S_NEXT] = p
 
 
 @jit
@@ -421,6 +440,16 @@ def rotate_hands(S: State, C: Config, d: int) -> None:
 
 
 @jit
+def pend_draw(S: State, C: Config, k: int, victim: int) -> None:
+    """``k``'s draw joins the pending total, which ``victim`` now faces."""
+    s = S.s
+    s[S_PEND] += C.fx[k, FX_DRAW]
+    s[S_CHAIN] += 1
+    s[S_PEND_KIND] = k
+    goto_pending(S, C, victim)
+
+
+@jit
 def goto_pending(S: State, C: Config, victim: int) -> None:
     s = S.s
     s[S_PHASE] = PH_PENDING
@@ -436,7 +465,7 @@ def accept(S: State, C: Config) -> None:
     v = s[S_CUR]
     if s[S_CHAIN] >= 2:
         cause = CAUSE_STACK
-    elif s[S_PEND_KIND] == WD4:
+    elif C.fx[s[S_PEND_KIND], FX_WILD] != 0:
         cause = CAUSE_WD4
     else:
         cause = CAUSE_DRAW2
@@ -451,10 +480,12 @@ def accept(S: State, C: Config) -> None:
 
 @jit
 def challenge(S: State, C: Config) -> None:
-    """The WD4 is checked against the color active before it (docs/rules.md §3)."""
+    """The WD4 is checked against the color active before it (docs/rules.md §3):
+    a guilty player takes its draw, a wrong challenger its draw and two more."""
     s, st = S.s, S.st
     v = s[S_CUR]
     wp = s[S_WD4_PLAYER]
+    dr = C.fx[s[S_PEND_KIND], FX_DRAW]
     success = s[S_WD4_LEGAL] == 0
     st[R_CHALLENGES] += 1
     emit(S, EV_CHALLENGE, v, wp, 1 if success else 0, 0, 0)
@@ -462,10 +493,10 @@ def challenge(S: State, C: Config) -> None:
     s[S_PEND] = 0
     s[S_CHAIN] = 0
     if success:
-        draw_n(S, wp, BLUFF_CAUGHT_DRAW, CAUSE_CHALLENGE)
+        draw_n(S, wp, dr, CAUSE_CHALLENGE)
         s[S_NEXT] = v
     else:
-        draw_n(S, v, CHALLENGE_LOST_DRAW, CAUSE_CHALLENGE)
+        draw_n(S, v, dr + CHALLENGE_LOST_EXTRA, CAUSE_CHALLENGE)
         emit(S, EV_SKIP, v, 0, 0, 0, 0)
         s[S_NEXT] = next_alive(S, C, v, s[S_DIR])
     resolved(S, C)
@@ -536,7 +567,7 @@ def is_legal(S: State, C: Config, a: int) -> bool:
         if a == A_DRAW:
             return True
         if a < NK and hands[p, a] > 0:
-            return can_play(S, C, p, a) or (a == WD4 and pp[p, P_BLUFF] > 0)
+            return can_play(S, C, p, a) or (C.fx[a, FX_COND] != 0 and pp[p, P_BLUFF] > 0)
         return False
     if ph == PH_DRAWN:
         if a == s[S_DRAWN]:
@@ -548,7 +579,7 @@ def is_legal(S: State, C: Config, a: int) -> bool:
         if a == A_ACCEPT:
             return True
         if a == A_CHALLENGE:
-            return challengeable(S)
+            return challengeable(S, C)
         return a < NK and can_stack(S, C, p, a)
     if ph == PH_TARGET:
         t = a - A_TARGET

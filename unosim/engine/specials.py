@@ -25,7 +25,6 @@ from unosim.engine.known import known_shown
 from unosim.engine.rng import chance
 from unosim.engine.state import (
     C_PLAYERS,
-    C_SPECIAL,
     CAUSE_DONT_TALK,
     CAUSE_SPECIAL,
     EV_SILENCE_END,
@@ -36,6 +35,7 @@ from unosim.engine.state import (
     R_SPECIAL_DRAWN,
     R_SPECIAL_PLAYS,
     S_DIR,
+    S_LASTK,
     S_NALIVE,
     S_NCL,
     S_TGT,
@@ -48,7 +48,8 @@ from unosim.engine.state import (
     State,
 )
 from unosim.engine.table import close_draw, draw_n, draw_one, next_alive, open_draw
-from unosim.rules.cards import DONT_TALK_SLIP_DRAW, MOVIE_MADNESS_DRAW, NK, WX
+from unosim.rules.cards import DONT_TALK_SLIP_DRAW, MOVIE_MADNESS_DRAW, NK
+from unosim.rules.effects import FX_SPECIAL
 
 
 def _no_target(S: State, C: Config, k: int) -> bool:
@@ -66,16 +67,15 @@ def _no_silence(S: State, C: Config) -> None:
 @optional(SPECIALS, _no_target)
 def needs_target(S: State, C: Config, k: int) -> bool:
     """Does playing ``k`` ask its player to choose another player?"""
-    sp = C.ci[C_SPECIAL]
-    return (k == WX and (sp == SPECIAL_MOVIE or sp == SPECIAL_DONT_TALK)
-            and S.s[S_NALIVE] > 1)
+    sp = C.fx[k, FX_SPECIAL]
+    return (sp == SPECIAL_MOVIE or sp == SPECIAL_DONT_TALK) and S.s[S_NALIVE] > 1
 
 
 @optional(SPECIALS, _no_effect)
 def do_special(S: State, C: Config, p: int) -> None:
     """Resolve the special wild ``p`` just played (color and target chosen)."""
     s, st = S.s, S.st
-    sp = C.ci[C_SPECIAL]
+    sp = C.fx[s[S_LASTK], FX_SPECIAL]
     st[R_SPECIAL_PLAYS] += 1
     if sp == SPECIAL_WISH:
         wishing_star(S, C, p)

@@ -27,9 +27,10 @@ from typing import Any, Protocol, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from unosim.rules.cards import COLORS, NK, WX
+from unosim.rules.cards import COLORS, NK, NWILD, W
 from unosim.rules.config import Behaviour, GameConfig, resolved_rules
-from unosim.rules.editions import deck_counts, points_by_kind, wish_icon_mask
+from unosim.rules.editions import deck_counts, effects_by_kind, points_by_kind, wish_icon_mask
+from unosim.rules.effects import FX_COND, FX_DRAW, FX_SPECIAL, NFX, SPECIAL_EFFECTS
 from unosim.rules.limits import MAX_DECKS, MAX_PLAYERS
 from unosim.rules.models import (
     HABIT_NAMES,
@@ -85,7 +86,8 @@ C_TWO_PLAYER_REVERSE = house_rule_index("house_rules.two_player_reverse")
 
 # An edition's special wild (``Edition.special_kind``) by code: the code is the place
 # here, and the trace writes the name back.
-SPECIAL_NAMES = ("none", "movie_madness", "wishing_star", "dont_talk")
+# A kind's ``FX_SPECIAL`` column holds the same code.
+SPECIAL_NAMES = ("none", *SPECIAL_EFFECTS)
 SPECIAL_CODE = {name: code for code, name in enumerate(SPECIAL_NAMES)}
 SPECIAL_NONE, SPECIAL_MOVIE = SPECIAL_CODE["none"], SPECIAL_CODE["movie_madness"]
 SPECIAL_WISH, SPECIAL_DONT_TALK = SPECIAL_CODE["wishing_star"], SPECIAL_CODE["dont_talk"]
@@ -380,6 +382,9 @@ class Config(Protocol):
     icons: IntArray  # [NK] 1 where the kind bears the Wishing Icon
     dc: IntArray  # [NK] copies of each kind in the deck (all decks)
     deck: IntArray  # [pile] the deck in kind order, where every round's shuffle starts
+    fx: IntArray  # [NK, NFX] what each kind does (unosim.rules.effects, FX_* columns)
+    stk: IntArray  # [NK + 1] the kinds with a draw effect in kind order, then -1
+    wo: IntArray  # [NWILD] every wild kind, in the order a turn offers them
 
 
 class KernelArrays(Protocol):
@@ -398,6 +403,8 @@ class KernelArrays(Protocol):
     def points(self) -> IntArray: ...
     @property
     def wish_icons(self) -> IntArray: ...
+    @property
+    def effects(self) -> IntArray: ...
 
 
 def _markers(features: set[str] | frozenset[str]) -> list[tuple[str, type]]:
@@ -439,7 +446,8 @@ def config_dtype(pile: int, features: frozenset[str] = frozenset()) -> np.dtype:
     return np.dtype([*_markers(features), ("ci", np.int64, (NCI,)), ("cf", np.float64, (NCF,)),
                      ("pp", np.float64, (MAX_PLAYERS, NPP)), ("points", np.int64, (NK,)),
                      ("icons", np.int64, (NK,)), ("dc", np.int64, (NK,)),
-                     ("deck", np.int64, (pile,))])
+                     ("deck", np.int64, (pile,)), ("fx", np.int64, (NK, NFX)),
+                     ("stk", np.int64, (NK + 1,)), ("wo", np.int64, (NWILD,))])
 
 
 # Everything but the trace writer, which belongs to the state: what the façade compiles.
@@ -466,9 +474,22 @@ def config_features(cc: KernelArrays) -> frozenset[str]:
         out.add(ISMCTS)
     if ismcts or cc.ci[C_KNOWN] != 0:
         out.add(KNOWN)
-    if cc.deck_counts[WX] > 0:
+    if (cc.deck_counts * cc.effects[:, FX_SPECIAL]).any():
         out.add(SPECIALS)
     return frozenset(out)
+
+
+def wild_order(fx: IntArray) -> list[int]:
+    """The wild kinds in the order a turn offers them: those without a legality
+    condition first, then the conditioned ones (W, WX, WD4 in the classic
+    layout: the order the random draws have always used).
+
+    >>> from unosim.rules.config import load_config
+    >>> wild_order(compile_config(load_config("classic")).effects)
+    [52, 54, 53]
+    """
+    free = [k for k in range(W, NK) if fx[k, FX_COND] == 0]
+    return free + [k for k in range(W, NK) if fx[k, FX_COND] != 0]
 
 
 def pile_size(cc: KernelArrays) -> int:
@@ -540,6 +561,11 @@ def config_tuple(cc: KernelArrays, features: frozenset[str] | None = None) -> Co
     rec.dc[:] = cc.deck_counts
     deck = np.repeat(np.arange(NK), cc.deck_counts)
     rec.deck[: len(deck)] = deck
+    rec.fx[:] = cc.effects
+    rec.stk[:] = -1
+    draws = np.flatnonzero(cc.effects[:, FX_DRAW])
+    rec.stk[: len(draws)] = draws
+    rec.wo[:] = wild_order(cc.effects)
     return cast(Config, rec)
 
 
@@ -557,6 +583,7 @@ class CompiledConfig:
     deck_counts: IntArray  # int64[NK], all decks
     points: IntArray  # int64[NK]
     wish_icons: IntArray  # int64[NK], 1 where the kind bears the Wishing Icon
+    effects: IntArray  # int64[NK, NFX], what each kind does (FX_* columns)
     edition_name: str
     seat_policies: list[str]
     rules: dict[str, Any] = field(default_factory=dict)
@@ -607,6 +634,7 @@ def compile_config(cfg: GameConfig) -> CompiledConfig:
         deck_counts=counts,
         points=points_by_kind(ed),
         wish_icons=wish_icon_mask(ed),
+        effects=effects_by_kind(ed),
         edition_name=ed.name,
         seat_policies=seats,
         rules=resolved_rules(cfg),

@@ -28,6 +28,7 @@ NRANKS = 13
 NK = 55  # number of card kinds
 SKIP, REVERSE, DRAW2 = 10, 11, 12  # action ranks
 W, WD4, WX = 52, 53, 54
+NWILD = NK - W  # wild kinds: W and up
 COLORS = "RYGB"
 RANK_TOKENS = [str(i) for i in range(10)] + ["S", "R", "D2"]
 WILD_TOKENS = {W: "W", WD4: "WD4", WX: "WX"}
@@ -37,7 +38,8 @@ WILD_TOKENS = {W: "W", WD4: "WD4", WX: "WX"}
 DRAW_TWO_DRAW = 2
 WD4_DRAW = 4
 BLUFF_CAUGHT_DRAW = WD4_DRAW
-CHALLENGE_LOST_DRAW = WD4_DRAW + 2
+CHALLENGE_LOST_EXTRA = 2  # a wrong challenger draws the card's draw and two more
+CHALLENGE_LOST_DRAW = WD4_DRAW + CHALLENGE_LOST_EXTRA
 # The editions' special wilds (docs/rules.md §4): a failed Movie Madness makes its
 # target draw four; a silenced player who talks (Don't Talk) draws three.
 MOVIE_MADNESS_DRAW = 4

@@ -536,7 +536,7 @@ def config_hash(cfg: GameConfig) -> str:
     payload = config_to_dict(cfg)
     payload.pop("edition")
     canonical: dict[str, object] = {"config": payload,
-                                 "edition": cfg.edition_spec.model_dump(mode="json")}
+                                 "edition": cfg.edition_spec.identity()}
     plugins = plugin_digests(cfg.seat_policies)
     if plugins:  # a config without plug-ins hashes as it always did
         canonical["plugins"] = plugins

@@ -17,25 +17,33 @@ from pydantic import Field, PrivateAttr, ValidationError, field_validator, model
 
 from unosim.rules.cards import (
     NK,
-    NRANKS,
     RANK_TOKENS,
-    WD4,
-    WX,
     CardError,
-    W,
     default_points,
     kind,
     token,
+)
+from unosim.rules.effects import (
+    KERNEL_EFFECTS,
+    SPECIAL_EFFECTS,
+    SPECIAL_RATE,
+    effect_row,
+    effect_table,
+    kind_slots,
+    parse_effect,
 )
 from unosim.rules.errors import ConfigError, KeyedValueError, clip, error_from_validation, quoted
 from unosim.rules.models import Count, EditionBehaviour, HouseRules, Rate, StrictModel
 from unosim.rules.yamlio import EDITIONS_DIR, is_bare, list_shipped, read_yaml, shipped_file
 
 __all__ = [
+    "CardKind",
     "Deck",
     "Edition",
     "Special",
+    "card_kinds",
     "deck_counts",
+    "effects_by_kind",
     "edition_path",
     "is_edition_path",
     "list_editions",
@@ -46,12 +54,6 @@ __all__ = [
 
 NUMBER_RANKS = RANK_TOKENS[:10]
 ACTION_RANKS = RANK_TOKENS[10:]
-# The rate each special kind needs, so an edition cannot silently lack one.
-SPECIAL_RATE = {
-    "movie_madness": "fail_rate",
-    "wishing_star": "wish_icons",
-    "dont_talk": "slip_rate",
-}
 
 
 # --- edition models -----------------------------------------------------------
@@ -114,31 +116,152 @@ class Special(StrictModel):
     @field_validator("wish_icons")
     @classmethod
     def _known_tokens(cls, value: list[str] | None) -> list[str] | None:
-        if value is None:
-            return None
-        if not value:
-            raise ValueError("must list at least one card token")
-        tokens = []
-        for i, tok in enumerate(value):
-            try:
-                tokens.append(token(kind(tok)))
-            except CardError:
-                raise KeyedValueError(i, f"unknown card token {quoted(tok)}") from None
-        return tokens
+        return _icon_tokens(value)
 
     @model_validator(mode="after")
     def _rates_match_kind(self) -> Special:
-        needed = SPECIAL_RATE[self.kind]
-        for special_kind, field in SPECIAL_RATE.items():
-            given = getattr(self, field) is not None
-            if field == needed and not given:
-                raise KeyedValueError(field, f"required for special kind {self.kind!r}")
-            if field != needed and given:
-                raise KeyedValueError(
-                    field,
-                    f"only used by special kind {special_kind!r}, not {self.kind!r}",
-                )
+        _rates_match(self, self.kind, "special kind")
         return self
+
+
+def _icon_tokens(value: list[str] | None) -> list[str] | None:
+    """Wishing Icon tokens, each a card of the engine (normalised)."""
+    if value is None:
+        return None
+    if not value:
+        raise ValueError("must list at least one card token")
+    tokens = []
+    for i, tok in enumerate(value):
+        try:
+            tokens.append(token(kind(tok)))
+        except CardError:
+            raise KeyedValueError(i, f"unknown card token {quoted(tok)}") from None
+    return tokens
+
+
+def _rates_match(model: Special | CardKind, special: str | None, what: str) -> None:
+    """The special effect's one rate is given, and no other special's."""
+    needed = SPECIAL_RATE.get(special or "")
+    for special_kind, field in SPECIAL_RATE.items():
+        given = getattr(model, field) is not None
+        if field == needed and not given:
+            raise KeyedValueError(field, f"required for {what} {special!r}")
+        if field != needed and given:
+            raise KeyedValueError(
+                field, f"only used by special effect {special_kind!r}"
+                + (f", not {special!r}" if special else ""))
+
+
+# The effects each classic token has (a legacy ``deck:``/``special:`` edition).
+NUMBER_EFFECTS = ["match"]
+STANDARD_EFFECTS = {"S": ["match", "skip"], "R": ["match", "reverse"],
+                    "D2": ["match", "draw 2"], "W": ["match"], "WD4": ["match", "draw 4"]}
+WILD_DRAW_CONDITION: Literal["only_without_color"] = "only_without_color"
+
+
+class CardKind(StrictModel):
+    """One kind of card in an edition's deck (docs/rules.md §11, docs/editions.md).
+
+    A colored token (0-9, S, R, D2) stands for ``count`` copies in each of the
+    four colors; a wild token (W, WD4, WX) for ``count`` black cards."""
+
+    token: str
+    name: str | None = None
+    count: Count
+    points: Count | None = None
+    effects: list[str] = Field(default_factory=lambda: ["match"])
+    condition: Literal["only_without_color"] | None = None
+    challengeable: bool = False
+    stacking: Count | None = None
+    fail_rate: Rate | None = None
+    slip_rate: Rate | None = None
+    wish_icons: list[str] | None = None
+
+    @field_validator("token", mode="before")
+    @classmethod
+    def _token_text(cls, value: object) -> object:
+        # YAML reads ``token: 7`` as an int; card tokens are strings
+        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+    @field_validator("token")
+    @classmethod
+    def _known_token(cls, value: str) -> str:
+        kind_slots(value)  # raises, naming the engine's tokens
+        return value
+
+    @field_validator("effects")
+    @classmethod
+    def _known_effects(cls, value: list[str]) -> list[str]:
+        seen: set[str] = set()
+        for i, text in enumerate(value):
+            try:
+                name, _ = parse_effect(text)
+            except ValueError as exc:
+                raise KeyedValueError(i, str(exc)) from None
+            if name in seen:
+                raise KeyedValueError(i, f"effect {name!r} is listed twice")
+            if name not in KERNEL_EFFECTS:
+                raise KeyedValueError(
+                    i, f"effect {name!r} is in the vocabulary but this engine does not run it yet")
+            seen.add(name)
+        if "match" not in seen:
+            raise ValueError("every card kind matches: list 'match' among its effects")
+        return value
+
+    @field_validator("wish_icons")
+    @classmethod
+    def _known_tokens(cls, value: list[str] | None) -> list[str] | None:
+        return _icon_tokens(value)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> CardKind:
+        wild = self.wild
+        specials = [n for n, _ in self.parsed if n in SPECIAL_EFFECTS]
+        if len(specials) > 1:
+            raise KeyedValueError("effects", "a card kind has at most one special effect")
+        if specials and self.token != "WX":
+            raise KeyedValueError(
+                "effects", f"special effect {specials[0]!r} goes on the WX kind only")
+        _rates_match(self, specials[0] if specials else None, "special effect")
+        if self.condition is not None and not wild:
+            raise KeyedValueError("condition", "only a wild kind can have a legality condition")
+        if self.challengeable and self.condition is None:
+            raise KeyedValueError("challengeable", "needs a legality condition to challenge")
+        if self.stacking is not None and self.draw == 0:
+            raise KeyedValueError("stacking", "only a card with a draw effect has a stacking value")
+        if self.points is None and self.token not in NUMBER_RANKS:
+            raise KeyedValueError("points", f"required for {self.token!r} (numbers default to face value)")
+        return self
+
+    @property
+    def wild(self) -> bool:
+        """A black card: it matches anything and its player names a color."""
+        return self.token in {"W", "WD4", "WX"}
+
+    @property
+    def parsed(self) -> list[tuple[str, int]]:
+        """The effects as ``(name, amount)``."""
+        return [parse_effect(e) for e in self.effects]
+
+    @property
+    def draw(self) -> int:
+        """Cards its ``draw N`` effect makes the next player take (0: none)."""
+        return next((n for name, n in self.parsed if name == "draw"), 0)
+
+    @property
+    def special(self) -> str | None:
+        """Its special effect (a seed edition's special wild), if any."""
+        return next((n for n, _ in self.parsed if n in SPECIAL_EFFECTS), None)
+
+    @property
+    def card_points(self) -> int:
+        """Points left in hand: as written, numbers at face value by default."""
+        return self.points if self.points is not None else NUMBER_RANKS.index(self.token)
+
+    def effect_row(self) -> np.ndarray:
+        """This kind's row of the kernel's effect table."""
+        stack = self.stacking if self.stacking is not None else self.draw
+        return effect_row(self.parsed, self.condition, self.challengeable, stack, self.wild)
 
 
 class Edition(StrictModel):
@@ -148,7 +271,10 @@ class Edition(StrictModel):
     title: str
     description: str = ""
     colors: Annotated[list[str], Field(min_length=4, max_length=4)]
-    deck: Deck
+    # The deck: ``cards`` (card kinds with their effects, docs/editions.md), or the
+    # older ``deck`` + ``special`` form, which reads as the same card kinds.
+    cards: list[CardKind] | None = None
+    deck: Deck | None = None
     special: Special | None = None
     first_flip: Literal["apply", "redraw"]
     wd4_wilds_block: bool
@@ -157,6 +283,30 @@ class Edition(StrictModel):
     house_rules: HouseRules = HouseRules()
 
     _source: str | None = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _one_deck(self) -> Edition:
+        if self.cards is None:
+            if self.deck is None:
+                raise KeyedValueError("cards", "an edition lists its card kinds")
+            return self
+        if self.deck is not None or self.special is not None:
+            key = "deck" if self.deck is not None else "special"
+            raise KeyedValueError(key, "give the deck either as cards or as deck/special, not both")
+        seen: dict[str, int] = {}
+        for i, c in enumerate(self.cards):
+            if c.token in seen:
+                raise KeyedValueError(("cards", i, "token"),
+                                      f"{c.token!r} is listed twice (also cards[{seen[c.token]}])")
+            seen[c.token] = i
+        # the same edition in the older form, when it has one: what it is
+        # hashed by (so runs made before cards existed are still found) and
+        # what the rest of the package reads as its special wild
+        legacy = _legacy_form(self.cards)
+        if legacy is not None:
+            object.__setattr__(self, "deck", legacy[0])
+        object.__setattr__(self, "special", _special_of(self.cards))
+        return self
 
     @model_validator(mode="after")
     def _sane(self) -> Edition:
@@ -173,6 +323,14 @@ class Edition(StrictModel):
         if deck_counts(self).sum() == 0:
             raise KeyedValueError("deck", "the deck has no cards")
         return self
+
+    def identity(self) -> dict[str, object]:
+        """What a config hash reads of this edition: its content, in the older
+        deck/special form when it has one (the same hash as before cards)."""
+        dump = self.model_dump(mode="json")
+        if self.deck is not None:
+            dump.pop("cards")
+        return dump
 
     @property
     def source(self) -> str | None:
@@ -234,26 +392,91 @@ def load_edition(
     return edition
 
 
+def _standard_kind(token_: str, count: int, special: Special | None = None) -> CardKind:
+    """A classic token's card kind, as the older deck/special form meant it."""
+    if special is not None:
+        return CardKind(token="WX", name=special.name, count=count, points=special.points,
+                        effects=["match", special.kind], fail_rate=special.fail_rate,
+                        slip_rate=special.slip_rate, wish_icons=special.wish_icons)
+    if token_ in NUMBER_RANKS:
+        return CardKind(token=token_, count=count, effects=list(NUMBER_EFFECTS))
+    wd4 = token_ == "WD4"
+    points = default_points(kind_slots(token_)[0])
+    return CardKind(token=token_, count=count, points=points,
+                    effects=list(STANDARD_EFFECTS[token_]),
+                    condition=WILD_DRAW_CONDITION if wd4 else None, challengeable=wd4)
+
+
+def _legacy_cards(deck: Deck, special: Special | None) -> list[CardKind]:
+    cards = [_standard_kind(rank, n) for rank, n in deck.numbers.items()]
+    cards += [_standard_kind(rank, n) for rank, n in deck.actions.items()]
+    cards += [_standard_kind("W", deck.wild), _standard_kind("WD4", deck.wild_draw_four)]
+    if special is not None:
+        cards.append(_standard_kind("WX", special.count, special))
+    return cards
+
+
+def _legacy_form(cards: list[CardKind]) -> tuple[Deck, Special | None] | None:
+    """The deck/special form of these card kinds, if every kind is a classic
+    one (or the WX special wild) with its classic effects and points."""
+    special = _special_of(cards)
+    by_token = {c.token: c for c in cards}
+    for c in cards:
+        # what the kind does and scores (its display name is no part of it)
+        std = _standard_kind(c.token, c.count, special if c.token == "WX" else None)
+        if c.card_points != std.card_points or not np.array_equal(c.effect_row(),
+                                                                   std.effect_row()):
+            return None
+    if "WX" in by_token and special is None:
+        return None
+    deck = Deck(numbers={t: c.count for t, c in by_token.items() if t in NUMBER_RANKS},
+                actions={t: c.count for t, c in by_token.items() if t in ACTION_RANKS},
+                wild=by_token["W"].count if "W" in by_token else 0,
+                wild_draw_four=by_token["WD4"].count if "WD4" in by_token else 0)
+    return deck, special
+
+
+def _special_of(cards: list[CardKind]) -> Special | None:
+    """The special wild among the card kinds, read as the older ``special:``."""
+    for c in cards:
+        if c.special is not None:
+            return Special(kind=c.special, name=c.name or c.special, count=c.count,  # type: ignore[arg-type]
+                           points=c.card_points, fail_rate=c.fail_rate, slip_rate=c.slip_rate,
+                           wish_icons=c.wish_icons)
+    return None
+
+
+def card_kinds(edition: Edition) -> list[CardKind]:
+    """The edition's card kinds, whichever form its file uses."""
+    if edition.cards is not None:
+        return edition.cards
+    assert edition.deck is not None  # one of the two forms is validated present
+    return _legacy_cards(edition.deck, edition.special)
+
+
 def deck_counts(edition: Edition) -> np.ndarray:
     """Copies of each card kind in one deck (int64[NK])."""
     counts = np.zeros(NK, dtype=np.int64)
-    for color in range(4):
-        for rank, n in edition.deck.numbers.items():
-            counts[color * NRANKS + NUMBER_RANKS.index(rank)] = n
-        for rank, n in edition.deck.actions.items():
-            counts[color * NRANKS + 10 + ACTION_RANKS.index(rank)] = n
-    counts[W] = edition.deck.wild
-    counts[WD4] = edition.deck.wild_draw_four
-    counts[WX] = edition.special.count if edition.special else 0
+    for c in card_kinds(edition):
+        for k in kind_slots(c.token):
+            counts[k] = c.count
     return counts
 
 
 def points_by_kind(edition: Edition) -> np.ndarray:
-    """Points of each card kind left in hand (int64[NK]); 0 for ``WX`` without a special."""
-    special_points = edition.special.points if edition.special else 0
-    return np.array(
-        [default_points(k, special_points) for k in range(NK)], dtype=np.int64
-    )
+    """Points of each card kind left in hand (int64[NK]): as the card kinds say;
+    kinds not in the deck keep the classic default (0 for ``WX``)."""
+    points = np.array([default_points(k, 0) for k in range(NK)], dtype=np.int64)
+    for c in card_kinds(edition):
+        for k in kind_slots(c.token):
+            points[k] = c.card_points
+    return points
+
+
+def effects_by_kind(edition: Edition) -> np.ndarray:
+    """The kernel's effect table (int64[NK, NFX], `unosim.rules.effects`)."""
+    return effect_table({k: c.effect_row() for c in card_kinds(edition)
+                         for k in kind_slots(c.token)})
 
 
 def wish_icon_mask(edition: Edition) -> np.ndarray:

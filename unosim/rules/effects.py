@@ -1,0 +1,125 @@
+"""The vocabulary of card effects (docs/rules.md §11), declared once.
+
+An edition file lists its card kinds, each with the effects it has from this
+vocabulary; `effect_table` lowers them into one row of integers per kind, the
+table the compiled kernel reads (``fx[kind, FX_*]``) instead of testing card
+names. The engine knows effects, never editions.
+
+>>> parse_effect("draw 2")
+('draw', 2)
+>>> parse_effect("skip")
+('skip', 0)
+>>> parse_effect("draw 3")
+Traceback (most recent call last):
+...
+ValueError: draw takes one of 1, 2, 4, 5, 6, 10 cards, not 3
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from unosim.rules.cards import NK, RANK_TOKENS, WILD_TOKENS
+
+__all__ = [
+    "CONDITIONS",
+    "DRAW_AMOUNTS",
+    "EFFECTS",
+    "FX_NAMES",
+    "NFX",
+    "SPECIAL_EFFECTS",
+    "SPECIAL_RATE",
+    "effect_table",
+    "kind_slots",
+    "parse_effect",
+]
+
+# Effects with an amount (``draw N``) and without one. ``movie_madness``,
+# ``wishing_star`` and ``dont_talk`` are the seed editions' special wilds
+# (docs/rules.md §4): they must stay expressible, so they are effects too.
+DRAW_AMOUNTS = (1, 2, 4, 5, 6, 10)
+SPECIAL_EFFECTS = ("movie_madness", "wishing_star", "dont_talk")
+EFFECTS = ("match", "draw", "draw_until_color", "skip", "skip_all", "reverse",
+           "discard_color", "swap_hands", "rotate_hands", "flip", *SPECIAL_EFFECTS)
+CONDITIONS = ("only_without_color",)
+# The one rate (or list) each special effect needs, named on its card kind.
+SPECIAL_RATE = {"movie_madness": "fail_rate", "wishing_star": "wish_icons",
+                "dont_talk": "slip_rate"}
+
+# --- the kernel's effect table: one int64 row per card kind --------------------------
+FX_NAMES = ("wild", "draw", "draw_until_color", "skip", "skip_all", "reverse",
+            "discard_color", "swap_hands", "rotate_hands", "flip", "condition",
+            "challengeable", "stack_value", "special")
+FX_WILD, FX_DRAW, FX_DRAW_UNTIL, FX_SKIP, FX_SKIP_ALL, FX_REVERSE = range(6)
+FX_DISCARD_COLOR, FX_SWAP, FX_ROTATE, FX_FLIP, FX_COND, FX_CHALLENGE = range(6, 12)
+FX_STACK, FX_SPECIAL = 12, 13  # FX_SPECIAL: 1 + index in SPECIAL_EFFECTS, 0 none
+NFX = len(FX_NAMES)
+# The effects the compiled kernel runs today; the others are in the vocabulary
+# (an edition naming one fails with its key, not with a wrong game).
+KERNEL_EFFECTS = frozenset({"match", "draw", "skip", "skip_all", "reverse", *SPECIAL_EFFECTS})
+
+
+def parse_effect(text: str) -> tuple[str, int]:
+    """``(name, amount)`` of one effect as written in an edition file."""
+    parts = str(text).split()
+    if not parts or parts[0] not in EFFECTS:
+        raise ValueError(f"unknown effect {text!r} (expected one of {', '.join(EFFECTS)})")
+    name = parts[0]
+    if name == "draw":
+        if len(parts) != 2 or not parts[1].isdigit():
+            raise ValueError("draw needs its amount, e.g. 'draw 2'")
+        n = int(parts[1])
+        if n not in DRAW_AMOUNTS:
+            raise ValueError(
+                f"draw takes one of {', '.join(map(str, DRAW_AMOUNTS))} cards, not {n}")
+        return name, n
+    if len(parts) != 1:
+        raise ValueError(f"effect {name!r} takes no amount")
+    return name, 0
+
+
+def kind_slots(token: str) -> list[int]:
+    """The engine's card kinds a token fills: one per color for a colored rank,
+    one for a wild (the engine's kind layout, `unosim.rules.cards`).
+
+    >>> kind_slots("D2"), kind_slots("WD4")
+    ([12, 25, 38, 51], [53])
+    """
+    wild = {tok: k for k, tok in WILD_TOKENS.items()}
+    if token in wild:
+        return [wild[token]]
+    if token in RANK_TOKENS:
+        r = RANK_TOKENS.index(token)
+        return [c * len(RANK_TOKENS) + r for c in range(4)]
+    raise ValueError(
+        f"no card kind {token!r} in this engine (colored: {', '.join(RANK_TOKENS)}; "
+        f"wild: {', '.join(WILD_TOKENS.values())})")
+
+
+def effect_row(effects: list[tuple[str, int]], condition: str | None, challengeable: bool,
+               stack_value: int, wild: bool) -> np.ndarray:
+    """One kind's row of the effect table."""
+    row = np.zeros(NFX, dtype=np.int64)
+    row[FX_WILD] = int(wild)
+    column = {"draw_until_color": FX_DRAW_UNTIL, "skip": FX_SKIP, "skip_all": FX_SKIP_ALL,
+              "reverse": FX_REVERSE, "discard_color": FX_DISCARD_COLOR,
+              "swap_hands": FX_SWAP, "rotate_hands": FX_ROTATE, "flip": FX_FLIP}
+    for name, n in effects:
+        if name == "draw":
+            row[FX_DRAW] = n
+        elif name in SPECIAL_EFFECTS:
+            row[FX_SPECIAL] = 1 + SPECIAL_EFFECTS.index(name)
+        elif name in column:
+            row[column[name]] = 1
+    row[FX_COND] = int(condition == "only_without_color")
+    row[FX_CHALLENGE] = int(challengeable)
+    row[FX_STACK] = stack_value
+    return row
+
+
+def effect_table(rows: dict[int, np.ndarray]) -> np.ndarray:
+    """The int64[NK, NFX] table from each kind's row (kinds not in the deck: zeros)."""
+    table = np.zeros((NK, NFX), dtype=np.int64)
+    for k, row in rows.items():
+        table[k] = row
+    return table
