@@ -37,7 +37,6 @@ from unosim.engine.state import (
 )
 from unosim.engine.table import top_card
 from unosim.rules.cards import NK, NRANKS, NWILD
-from unosim.rules.effects import FX_COND
 
 
 @jit
@@ -84,13 +83,14 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
         for cc in range(NCOLORS):
             if cc != c:
                 total += h[card(cc, tr)]
-    # the wilds, unconditioned first (C.wo); a conditioned one (WD4) if it is legal
-    wo, fx = C.wo, C.fx
-    cond_ok = held_color == 0 and not wilds_block(C, h)
-    for i in range(NWILD):
-        k = wo[i]
-        if fx[k, FX_COND] == 0 or cond_ok:
-            total += h[k]
+    # the wilds: the unconditioned ones (C.wo[:C.wfree]), then the conditioned
+    # ones (WD4) if they are legal; most hands hold none (the wild suit's count)
+    wo = C.wo
+    nw = 0
+    if h[H_SUIT + NCOLORS] > 0:
+        nw = NWILD if held_color == 0 and not wilds_block(C, h) else C.wfree
+        for i in range(nw):
+            total += h[wo[i]]
     if total == 0:
         return -1
     x = rng_int(rng, total)
@@ -111,12 +111,11 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
                 if x < n:
                     return card(cc, tr)
                 x -= n
-    for i in range(NWILD):
+    for i in range(nw):
         k = wo[i]
-        if fx[k, FX_COND] == 0 or cond_ok:
-            if x < h[k]:
-                return k
-            x -= h[k]
+        if x < h[k]:
+            return k
+        x -= h[k]
     return -1
 
 

@@ -160,13 +160,17 @@ from unosim.engine.table import (
 )
 from unosim.rules.cards import CHALLENGE_LOST_EXTRA, NK, W
 from unosim.rules.effects import (
+    ACT_DRAW,
+    ACT_PLAIN,
+    ACT_REVERSE,
+    ACT_SKIP,
+    ACT_SKIP_ALL,
+    ACT_SPECIAL,
+    ACT_WILD,
+    ACT_WILD_DRAW,
     FX_CHALLENGE,
     FX_COND,
     FX_DRAW,
-    FX_REVERSE,
-    FX_SKIP,
-    FX_SKIP_ALL,
-    FX_SPECIAL,
     FX_WILD,
 )
 
@@ -214,18 +218,20 @@ def can_stack(S: State, C: Config, p: int, k: int) -> bool:
     The switches pair a colored draw card (Draw Two) and a wild one (WD4): each
     kind with a draw effect is one or the other. A conditioned wild meets its
     condition (or is a bluff)."""
-    ci, s, pp, fx = C.ci, S.s, C.pp, C.fx
+    ci, s, fx = C.ci, S.s, C.fx
     if S.hands[p, k] <= 0 or fx[k, FX_DRAW] == 0:
         return False
     wild = fx[k, FX_WILD] != 0
-    ok = not wild or fx[k, FX_COND] == 0 or wd4_ok(S, C, p) or pp[p, P_BLUFF] > 0
     if fx[s[S_PEND_KIND], FX_WILD] != 0:
-        if wild:
-            return ci[C_STACK_WD4_WD4] != 0 and ok
-        return ci[C_STACK_D2_WD4] != 0 and color_of(k) == s[S_COLOR]
-    if wild:
-        return ci[C_STACK_WD4_D2] != 0 and ok
-    return ci[C_STACK_D2_D2] != 0
+        if not wild:
+            return ci[C_STACK_D2_WD4] != 0 and color_of(k) == s[S_COLOR]
+        on = ci[C_STACK_WD4_WD4] != 0
+    elif wild:
+        on = ci[C_STACK_WD4_D2] != 0
+    else:
+        return ci[C_STACK_D2_D2] != 0
+    # the switch first: the condition's hand scan only when it can matter
+    return on and (fx[k, FX_COND] == 0 or wd4_ok(S, C, p) or C.pp[p, P_BLUFF] > 0)
 
 
 @jit
@@ -242,7 +248,9 @@ def pending_choice(S: State, C: Config, p: int) -> bool:
     """Does ``p`` have anything to decide when facing the pending draw?"""
     if challengeable(S, C):
         return True
-    stk = C.stk
+    ci, stk = C.ci, C.stk
+    if (ci[C_STACK_D2_D2] | ci[C_STACK_D2_WD4] | ci[C_STACK_WD4_D2] | ci[C_STACK_WD4_WD4]) == 0:
+        return False  # no stacking switch on: nothing can stack (the common table)
     for i in range(NK):
         k = stk[i]
         if k < 0:
@@ -290,7 +298,7 @@ def next_turn(S: State, C: Config) -> None:
 def start_play(S: State, C: Config, p: int, k: int) -> None:
     """``p`` puts ``k`` on the discard; wilds wait for their color."""
     s, piles, st = S.s, S.piles, S.st
-    if C.fx[k, FX_COND] != 0:
+    if is_wild(k) and C.fx[k, FX_COND] != 0:
         s[S_WD4_LEGAL] = 1 if wd4_ok(S, C, p) else 0
         s[S_WD4_PLAYER] = p
         s[S_WD4_COLOR] = s[S_COLOR]
@@ -339,42 +347,50 @@ def do_uno(S: State, C: Config, p: int) -> None:
 
 @jit
 def after_choices(S: State, C: Config) -> None:
-    """Every choice for the play is made: write it and resolve it."""
-    s, hands, ci, fx = S.s, S.hands, C.ci, C.fx
+    """Every choice for the play is made: write it and resolve it. The kind's
+    action code (``C.act``) is read once: a number card costs one lookup."""
+    s, hands, ci = S.s, S.hands, C.ci
     p, k = s[S_LASTP], s[S_LASTK]
     d = s[S_DIR]
     emit(S, EV_PLAY, p, k, s[S_COLOR], 0, 0)
-    if fx[k, FX_SPECIAL] != 0:
+    act = C.act[k]
+    if act >= ACT_SPECIAL:
         do_special(S, C, p)
+        act -= ACT_SPECIAL
     if hands[p, H_SIZE] == 1:
         do_uno(S, C, p)
     victim = next_alive(S, C, p, d)
-    dr = fx[k, FX_DRAW]
-    wild = fx[k, FX_WILD] != 0
     if hands[p, H_SIZE] == 0:
         # last card: its draw still happens and counts in scoring
+        dr = C.fx[k, FX_DRAW]
         if dr > 0:
             total = s[S_PEND] + dr
             chain = s[S_CHAIN] + 1
+            wild = act == ACT_WILD_DRAW or act == ACT_WILD
             cause = CAUSE_STACK if chain >= 2 else (CAUSE_WD4 if wild else CAUSE_DRAW2)
             draw_n(S, victim, total, cause)
         s[S_PEND] = 0
         s[S_CHAIN] = 0
         end_round(S, C, p)
         return
-    if dr > 0 and wild:
+    if act == ACT_PLAIN:
+        if ci[C_SEVEN_O] != 0 and s[S_NALIVE] > 1 and rank_of(k) == SWAP_RANK:
+            s[S_PHASE] = PH_TARGET
+            s[S_CUR] = p
+            s[S_TARGET_CTX] = TGT_SWAP
+            return
+        if ci[C_SEVEN_O] != 0 and rank_of(k) == ROTATE_RANK:
+            rotate_hands(S, C, d)
+        s[S_NEXT] = victim
+    elif act == ACT_WILD_DRAW or act == ACT_DRAW:
         pend_draw(S, C, k, victim)
         return
-    if wild:
-        s[S_NEXT] = victim
-        resolved(S, C)
-        return
-    if fx[k, FX_SKIP] != 0:
+    elif act == ACT_SKIP:
         emit(S, EV_SKIP, victim, 0, 0, 0, 0)
         s[S_NEXT] = next_alive(S, C, victim, d)
-    elif fx[k, FX_SKIP_ALL] != 0:
+    elif act == ACT_SKIP_ALL:
         skip_all(S, C, p)
-    elif fx[k, FX_REVERSE] != 0:
+    elif act == ACT_REVERSE:
         # the switch applies only with two seats in play
         if s[S_NALIVE] == 2 and ci[C_TWO_PLAYER_REVERSE] != 0:
             emit(S, EV_SKIP, victim, 0, 0, 0, 0)
@@ -383,18 +399,7 @@ def after_choices(S: State, C: Config) -> None:
             s[S_DIR] = -d
             emit(S, EV_REVERSE, -d, 0, 0, 0, 0)
             s[S_NEXT] = next_alive(S, C, p, -d)
-    elif dr > 0:
-        pend_draw(S, C, k, victim)
-        return
-    elif ci[C_SEVEN_O] != 0 and rank_of(k) == SWAP_RANK and s[S_NALIVE] > 1:
-        s[S_PHASE] = PH_TARGET
-        s[S_CUR] = p
-        s[S_TARGET_CTX] = TGT_SWAP
-        return
-    elif ci[C_SEVEN_O] != 0 and rank_of(k) == ROTATE_RANK:
-        rotate_hands(S, C, d)
-        s[S_NEXT] = victim
-    else:
+    else:  # ACT_WILD
         s[S_NEXT] = victim
     resolved(S, C)
 

@@ -30,7 +30,14 @@ from numpy.typing import NDArray
 from unosim.rules.cards import COLORS, NK, NWILD, W
 from unosim.rules.config import Behaviour, GameConfig, resolved_rules
 from unosim.rules.editions import deck_counts, effects_by_kind, points_by_kind, wish_icon_mask
-from unosim.rules.effects import FX_COND, FX_DRAW, FX_SPECIAL, NFX, SPECIAL_EFFECTS
+from unosim.rules.effects import (
+    FX_COND,
+    FX_DRAW,
+    FX_SPECIAL,
+    NFX,
+    SPECIAL_EFFECTS,
+    action_codes,
+)
 from unosim.rules.limits import MAX_DECKS, MAX_PLAYERS
 from unosim.rules.models import (
     HABIT_NAMES,
@@ -383,8 +390,10 @@ class Config(Protocol):
     dc: IntArray  # [NK] copies of each kind in the deck (all decks)
     deck: IntArray  # [pile] the deck in kind order, where every round's shuffle starts
     fx: IntArray  # [NK, NFX] what each kind does (unosim.rules.effects, FX_* columns)
+    act: IntArray  # [NK] what a play of each kind does, one code (ACT_*, from fx)
     stk: IntArray  # [NK + 1] the kinds with a draw effect in kind order, then -1
     wo: IntArray  # [NWILD] every wild kind, in the order a turn offers them
+    wfree: int  # how many of them come first without a legality condition
 
 
 class KernelArrays(Protocol):
@@ -447,7 +456,7 @@ def config_dtype(pile: int, features: frozenset[str] = frozenset()) -> np.dtype:
                      ("pp", np.float64, (MAX_PLAYERS, NPP)), ("points", np.int64, (NK,)),
                      ("icons", np.int64, (NK,)), ("dc", np.int64, (NK,)),
                      ("deck", np.int64, (pile,)), ("fx", np.int64, (NK, NFX)),
-                     ("stk", np.int64, (NK + 1,)), ("wo", np.int64, (NWILD,))])
+                     ("act", np.int64, (NK,)), ("stk", np.int64, (NK + 1,)), ("wo", np.int64, (NWILD,)), ("wfree", np.int64)])
 
 
 # Everything but the trace writer, which belongs to the state: what the façade compiles.
@@ -562,10 +571,12 @@ def config_tuple(cc: KernelArrays, features: frozenset[str] | None = None) -> Co
     deck = np.repeat(np.arange(NK), cc.deck_counts)
     rec.deck[: len(deck)] = deck
     rec.fx[:] = cc.effects
+    rec.act[:] = action_codes(cc.effects)
     rec.stk[:] = -1
     draws = np.flatnonzero(cc.effects[:, FX_DRAW])
     rec.stk[: len(draws)] = draws
     rec.wo[:] = wild_order(cc.effects)
+    rec.wfree = int((cc.effects[W:, FX_COND] == 0).sum())
     return cast(Config, rec)
 
 

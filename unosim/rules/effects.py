@@ -29,6 +29,7 @@ __all__ = [
     "NFX",
     "SPECIAL_EFFECTS",
     "SPECIAL_RATE",
+    "action_codes",
     "effect_table",
     "kind_slots",
     "parse_effect",
@@ -57,6 +58,13 @@ NFX = len(FX_NAMES)
 # The effects the compiled kernel runs today; the others are in the vocabulary
 # (an edition naming one fails with its key, not with a wrong game).
 KERNEL_EFFECTS = frozenset({"match", "draw", "skip", "skip_all", "reverse", *SPECIAL_EFFECTS})
+
+# --- one action code per kind: what a play of it does, read once per play --------------
+# A number card costs the kernel one lookup (ACT_PLAIN) instead of a table read
+# per effect column. The code is the first of the kernel's branches the kind's
+# row meets, in this order; ACT_SPECIAL is a bit added to it.
+ACT_PLAIN, ACT_WILD_DRAW, ACT_WILD, ACT_SKIP, ACT_SKIP_ALL, ACT_REVERSE, ACT_DRAW = range(7)
+ACT_SPECIAL = 8
 
 
 def parse_effect(text: str) -> tuple[str, int]:
@@ -115,6 +123,34 @@ def effect_row(effects: list[tuple[str, int]], condition: str | None, challengea
     row[FX_CHALLENGE] = int(challengeable)
     row[FX_STACK] = stack_value
     return row
+
+
+def action_codes(fx: np.ndarray) -> np.ndarray:
+    """Each kind's action code (``ACT_*``) from its effect-table row.
+
+    >>> from unosim.rules.cards import DRAW2, W, WD4
+    >>> fx = effect_table({DRAW2: effect_row([("draw", 2)], None, False, 2, False),
+    ...                    W: effect_row([], None, False, 0, True),
+    ...                    WD4: effect_row([("draw", 4)], "only_without_color", True, 4, True)})
+    >>> [int(a) for a in action_codes(fx)[[0, DRAW2, W, WD4]]]
+    [0, 6, 2, 1]
+    """
+    act = np.full(len(fx), ACT_PLAIN, dtype=np.int64)
+    for k, row in enumerate(fx):
+        wild, draw = row[FX_WILD] != 0, row[FX_DRAW] > 0
+        if wild:
+            act[k] = ACT_WILD_DRAW if draw else ACT_WILD
+        elif row[FX_SKIP] != 0:
+            act[k] = ACT_SKIP
+        elif row[FX_SKIP_ALL] != 0:
+            act[k] = ACT_SKIP_ALL
+        elif row[FX_REVERSE] != 0:
+            act[k] = ACT_REVERSE
+        elif draw:
+            act[k] = ACT_DRAW
+        if row[FX_SPECIAL] != 0:
+            act[k] += ACT_SPECIAL
+    return act
 
 
 def effect_table(rows: dict[int, np.ndarray]) -> np.ndarray:
