@@ -633,7 +633,7 @@ def test_match_partners_scoring():
 
 def _score(r):
     over, nw = score_round(r.S, r.C)
-    r._drain()
+    r.drain()
     return bool(over), [int(w) for w in r.S.winners[:nw]]
 
 

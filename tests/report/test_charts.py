@@ -75,7 +75,7 @@ def test_one_palette_defined_once() -> None:
     src = Path(charts.__file__).read_text()
     # tab10's colours are gone; every hex colour in the module is declared at the top
     assert "#1f77b4" not in src and "#d62728" not in src and "#2ca02c" not in src
-    body = src.split("def _figure", 1)[1]
+    body = src.split("def new_figure", 1)[1]
     assert not re.findall(r'"#[0-9a-fA-F]{6}"', body.replace('"#dddddd"', "")
                           .replace('"#ffffff"', ""))
 

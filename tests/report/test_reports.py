@@ -86,7 +86,7 @@ def test_rules_line_uses_the_declared_labels(tmp_path):
 
 
 def test_charts_are_headless_agg(tmp_path):
-    fig = charts._figure()
+    fig = charts.new_figure()
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     assert isinstance(fig.canvas, FigureCanvasAgg)

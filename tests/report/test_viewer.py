@@ -25,7 +25,7 @@ from click.testing import CliRunner
 from test_browser import PNG_MAGIC, Browser, browser  # noqa: F401 (browser: the fixture)
 
 from unosim.cli.app import main
-from unosim.engine.game import play_game
+from unosim.engine.game import play_game, traced_game
 from unosim.engine.replay import Table, TraceReplayError, replay
 from unosim.engine.state import compile_config
 from unosim.engine.trace import to_jsonl
@@ -89,6 +89,20 @@ def test_the_table_at_each_end_is_the_end_event(config: str, sets: list[str],
     for tb in tables:
         if tb.top is not None or tb.discard:
             assert sum(map(len, tb.hands)) + tb.draw + tb.discard == deck
+
+
+@pytest.mark.parametrize(("config", "sets", "seed"),
+                         [(c, s, seeds[0]) for c, s, seeds in CASES])
+def test_the_game_s_own_actions_give_the_same_tables(config: str, sets: list[str],
+                                                     seed: int) -> None:
+    """A game just played is followed by trying its own actions (`Round.history`) first:
+    the tables are those of the full search, and wrong actions fall back to it."""
+    r = traced_game(compile_config(load_config(config, sets)), seed, 0)
+    events = r.events()
+    assert len(r.history) > 0
+    full = replay(events)
+    assert replay(events, r.history) == full
+    assert replay(events, r.history[::-1]) == full
 
 
 def test_seven_o_swaps_are_shown_as_they_happen() -> None:

@@ -207,82 +207,15 @@ def advise(r: Any, playouts: int, precision: float | None, playout: str,
 
 
 # --- a position from a trace -------------------------------------------------------------
-def _check_deck(cc: Any, deck: list[str]) -> None:
-    """The deal's cards must be exactly the config's deck (a replay from any other
-    deck would advise on a game that cannot happen)."""
-    from unosim.rules.cards import NK, kind, token
-
-    counts = np.bincount([kind(t) for t in deck], minlength=NK)
-    diff = counts - cc.deck_counts
-    if diff.any():
-        k = int(np.argmax(diff) if diff.max() > 0 else np.argmin(diff))  # extra cards first
-        raise CliError(f"the trace's deal holds {counts[k]} {token(k)} but the deck of its "
-                       f"rules has {cc.deck_counts[k]}")
-
-
 def round_at_event(trace: list[dict[str, Any]], n: int, seed: int = 0) -> Any:
-    """The `Round` at the decision that wrote event ``n`` (or that follows the
-    ``turn`` event ``n``), rebuilt from its round's deal along the trace."""
-    from unosim.engine.game import IllegalActionError, Round
-    from unosim.engine.replay import Follower, TraceReplayError, trace_config
+    """The `Round` at the decision of event ``n`` (`unosim.engine.replay.round_at_event`)."""
+    from unosim.engine.replay import TraceReplayError
+    from unosim.engine.replay import round_at_event as at_event
 
-    if not 0 <= n < len(trace):
-        raise CliError(f"--event {n}: the trace has events 0..{len(trace) - 1}")
-    d = max(i for i in range(n + 1) if trace[i]["e"] == "deal") if any(
-        trace[i]["e"] == "deal" for i in range(n + 1)) else 0
-    deal = trace[d]
     try:
-        cc = trace_config(deal)
+        return at_event(trace, n, seed)
     except TraceReplayError as exc:
         raise CliError(exc) from None
-    players, dealer = int(deal["players"]), int(deal["dealer"])
-    if players != cc.rules.get("players"):
-        raise CliError(f"the trace's deal seats {players} players but its rules "
-                       f"{cc.rules.get('players')!r:.20}")
-    if len(deal.get("active", range(players))) != players:
-        raise CliError("rounds with eliminated seats are not supported")
-    hands = deal["hands"]
-    t = d + 1
-    last_return = max((i for i in range(t, n + 1) if trace[i]["e"] == "return"), default=-1)
-    if last_return >= 0 and any(trace[i]["e"] not in ("flip", "return")
-                                for i in range(t, last_return)):
-        raise CliError("a return after the first turn is not supported")
-    rest = trace[last_return]["draw"] if last_return >= 0 else deal["draw"]
-    order = [(dealer + 1 + i) % players for i in range(players)]
-    size = max(len(h) for h in hands)
-    if any(len(h) != size for h in hands):
-        raise CliError("the deal's hands differ in size")
-    deck = [hands[q][j] for j in range(size) for q in order] + list(rest)[::-1]
-    _check_deck(cc, deck)
-    try:
-        r = Round.from_deck(cc, deck, dealer=dealer, seed=seed)
-        r.round_index = int(deal.get("round", 0))
-        rep = Follower(r, trace, last_return + 1 if last_return >= 0 else t)
-        first = r.events()[1:]
-        if rep.matches(first) != len(first):
-            raise CliError("the trace's first flip does not replay")
-        rep.t += len(first)
-        # a turn event is written by the move before it, or (facing a penalty) by the
-        # decision it opens: either way that decision is the turn player's; a jump's
-        # play is written by the jump
-        actor = trace[n].get("p", trace[n].get("a"))
-        if trace[n]["e"] == "turn":
-            targets = {n, n + 1}
-        elif n > 0 and trace[n - 1]["e"] in ("turn", "jump") and trace[n - 1]["p"] == actor:
-            targets = {n - 1, n}
-        else:
-            targets = {n}
-        while not r.is_over and rep.t <= max(targets):
-            if rep.t in targets and (actor is None or r.current_player == actor):
-                rep.done()
-                return r
-            rep.step()
-        rep.done()
-    except TraceReplayError as exc:
-        raise CliError(exc) from None
-    except IllegalActionError as exc:
-        raise CliError(f"cannot follow the trace: {exc}") from exc
-    raise CliError(f"--event {n} ({trace[n]['e']}) is not a decision of a player")
 
 
 def _name(a: int) -> str:

@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from unosim.engine.deal import new_round
-from unosim.engine.jit import jit
+from unosim.engine.jit import jit, jit_inline
 from unosim.engine.policies import policy_action
 from unosim.engine.rng import seed_game, seed_keys
 from unosim.engine.rules import apply_legal
@@ -111,6 +111,24 @@ def empty_aggregates(cc: KernelArrays) -> dict[str, IntArray]:
 def merge_aggregates(a: dict[str, IntArray], b: dict[str, IntArray]) -> dict[str, IntArray]:
     """Sum of two aggregates (neither is modified)."""
     return {k: a[k] + b[k] for k in AGG_KEYS}
+
+
+class Tally:
+    """Where a game played step by step (`unosim.engine.game.drive_game`) records its
+    rounds and match: the aggregates and ``GF_*`` rows `run_games` writes, by the same
+    compiled recorders, so it counts exactly as the batch loop does."""
+
+    def __init__(self, cc: KernelArrays, agg: dict[str, IntArray] | None = None,
+                 features: IntArray | None = None, start: int = 0) -> None:
+        self.agg = Aggregates(**(agg if agg is not None else empty_aggregates(cc)))
+        self.rec = np.zeros((1, 1), np.int64)
+        self.features = features if features is not None else np.zeros((1, NGF), np.int64)
+        self.want_gf = features is not None
+        self.start = start
+
+    def row(self, g: int) -> IntArray:
+        """Game ``g``'s ``GF_*`` row (a scratch row when none are kept)."""
+        return self.features[g - self.start] if self.want_gf else self.features[0]
 
 
 def simulate(cc: KernelArrays, seed: int, start: int, count: int, records: bool = False,
@@ -256,46 +274,71 @@ def finish_features(S: State, row: IntArray, match: bool, nw: int, margin: int) 
     row[GF_MARGIN] = max(margin, 0)
 
 
+# --- the one game driver ------------------------------------------------------------------
+# A game is one round (``mode: round``; the dealer rotates with the game index so seats
+# take turns at every position) or one match. Every loop that plays games (`run_games`
+# here, `unosim.engine.game.drive_game` for the façade and the plug-ins) is
+# ``begin_game``, then ``play a round; end_round`` until it says the game is over, with
+# ``next_round`` in between: only the round's play differs (compiled, or step by step).
+@jit_inline
+def begin_game(S: State, C: Config, key0: np.uint64, key1: np.uint64, g: int,
+               agg: Aggregates) -> None:
+    """Seed game ``g``'s stream, seat everyone (a new match's scores) and deal its first
+    round."""
+    seed_game(S.rng, key0, key1, g)
+    agg.counts[COUNT_GAMES] += 1
+    if C.ci[C_MODE] == 1:
+        start_match(S, C)
+        new_round(S, C, 0)
+        return
+    n = C.ci[C_PLAYERS]
+    for q in range(n):
+        S.seat[q, SEAT_ALIVE] = 1
+    new_round(S, C, g % n)
+
+
+@jit_inline
+def end_round(S: State, C: Config, g: int, rnd: int, agg: Aggregates, rec: IntArray,
+              nrec: int, want_rec: bool, row: IntArray, want_gf: bool) -> tuple[int, bool]:
+    """Record round ``rnd`` of game ``g`` (just finished) and, in a match, score it (and
+    the match once over); the record rows needed and whether the game is over."""
+    nrec = _record_round(S, C, g, rnd, agg, rec, nrec, want_rec, row, want_gf)
+    if C.ci[C_MODE] != 1:
+        if want_gf:
+            finish_features(S, row, False, 0, 0)
+        return nrec, True
+    over, nw = score_round(S, C)
+    if over:
+        margin = _record_match(S, C, rnd + 1, nw, agg)
+        if want_gf:
+            finish_features(S, row, True, nw, margin)
+    return nrec, over
+
+
+@jit_inline
+def next_round(S: State, C: Config) -> None:
+    """Deal a match's next round (the scoring's next dealer)."""
+    new_round(S, C, next_dealer(S, C))
+
+
 @jit
 def run_games(S: State, C: Config, key0: np.uint64, key1: np.uint64, start: int, count: int,
               agg: Aggregates, rec: IntArray, want_rec: bool, gf: IntArray,
               want_gf: bool) -> int:
     """Simulate games ``start .. start+count-1`` into ``agg`` (and their rows into ``gf``).
 
-    A game is one round (``mode: round``; the dealer rotates with the game
-    index so seats take turns at every position) or one match. Returns the
-    number of record rows needed (rows beyond ``rec`` are counted, not written).
-    """
-    seat = S.seat
-    n = C.ci[C_PLAYERS]
-    match = C.ci[C_MODE] == 1
+    Returns the number of record rows needed (rows beyond ``rec`` are counted,
+    not written)."""
     nrec = 0
     for g in range(start, start + count):
-        seed_game(S.rng, key0, key1, g)
-        agg.counts[COUNT_GAMES] += 1
         row = gf[g - start] if want_gf else gf[0]
-        if not match:
-            for q in range(n):
-                seat[q, SEAT_ALIVE] = 1
-            new_round(S, C, g % n)
-            play_round(S, C)
-            nrec = _record_round(S, C, g, 0, agg, rec, nrec, want_rec, row, want_gf)
-            if want_gf:
-                finish_features(S, row, False, 0, 0)
-            continue
-        start_match(S, C)
-        dealer = 0
+        begin_game(S, C, key0, key1, g, agg)
         rnd = 0
         while True:
-            new_round(S, C, dealer)
             play_round(S, C)
-            nrec = _record_round(S, C, g, rnd, agg, rec, nrec, want_rec, row, want_gf)
-            rnd += 1
-            over, nw = score_round(S, C)
+            nrec, over = end_round(S, C, g, rnd, agg, rec, nrec, want_rec, row, want_gf)
             if over:
                 break
-            dealer = next_dealer(S, C)
-        margin = _record_match(S, C, rnd, nw, agg)
-        if want_gf:
-            finish_features(S, row, True, nw, margin)
+            rnd += 1
+            next_round(S, C)
     return nrec

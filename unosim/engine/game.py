@@ -18,19 +18,26 @@ read the state, and collect the trace events of docs/trace.md.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from unosim.engine import state as L
+from unosim.engine.batch import Tally, begin_game, end_round, next_round
 from unosim.engine.deal import deal, new_round, reset_state
 from unosim.engine.policies import policy_action
 from unosim.engine.rng import seed_game, seed_keys
 from unosim.engine.rules import apply_action, begin_turn, legal_actions
-from unosim.engine.scoring import next_dealer, score_round, start_match
-from unosim.engine.state import CompiledConfig, Config, State, alloc_state, config_tuple
+from unosim.engine.state import (
+    CompiledConfig,
+    Config,
+    State,
+    alloc_state,
+    config_tuple,
+    copy_record,
+)
 from unosim.engine.table import add_card, hand_points
 from unosim.engine.trace import render_events
 from unosim.rules.cards import COLORS, NK, CardError, kind, token
@@ -41,12 +48,23 @@ PHASE_NAMES = {
 }
 
 
+DRAIN_EVERY = 16  # compiled steps between trace renderings (each writes a few rows)
+
+
+# state fields that hold nothing between two actions: the trace buffers (rendered after
+# every action) and the search's scratch
+SCRATCH_FIELDS = ("ev", "cl", "x_")
+
+
 class IllegalActionError(ValueError):
     """An action that is not legal in the current state (names both)."""
 
 
 class RoundOverError(IllegalActionError):
     """An action applied to a finished round."""
+
+
+TOKENS = tuple(token(k) for k in range(NK))  # card tokens by kind, looked up once
 
 
 def action_name(a: int) -> str:
@@ -101,10 +119,6 @@ def _tokens(kinds: Sequence[str], what: str) -> list[int]:
         raise IllegalActionError(f"{what}: {e}") from None
 
 
-def _seed(S: State, k0: int, k1: int, game: int) -> None:
-    seed_game(S.rng, np.uint64(k0), np.uint64(k1), game)
-
-
 @dataclass
 class Round:
     """One round (or a match, via `play_game`) driven one action at a time."""
@@ -114,13 +128,16 @@ class Round:
     C: Config
     round_index: int = 0
     _events: list[dict] = field(default_factory=list)
+    history: list[int] = field(default_factory=list)  # the actions applied, in order
 
     # --- construction ----------------------------------------------------
     @classmethod
-    def _blank(cls, cc: CompiledConfig, trace: bool = True) -> Round:
-        # Every round of the façade runs the whole engine: any seat may be asked for
-        # any policy's move, a position may hold any card, and the state can be
-        # traced (``trace`` only switches the writing on), so it compiles once.
+    def blank(cls, cc: CompiledConfig, trace: bool = True) -> Round:
+        """A round with nothing dealt yet (its stream seeded by `reseed`).
+
+        Every round of the façade runs the whole engine: any seat may be asked for
+        any policy's move, a position may hold any card, and the state can be
+        traced (``trace`` only switches the writing on), so it compiles once."""
         C = config_tuple(cc, L.ALL_CONFIG_FEATURES)
         C.ci[L.C_KNOWN] = 1  # the façade keeps what each seat knows (views, advise)
         S = alloc_state(cc, trace=True)
@@ -131,10 +148,10 @@ class Round:
     def new(cls, cc: CompiledConfig, seed: int = 0, game: int = 0, dealer: int | None = None,
             trace: bool = True) -> Round:
         """A shuffled round: game ``game`` of the stream keyed by ``seed``."""
-        r = cls._blank(cc, trace)
-        _seed(r.S, *seed_keys(seed), game)
+        r = cls.blank(cc, trace)
+        r.reseed(*seed_keys(seed), game)
         new_round(r.S, r.C, game % r.players if dealer is None else dealer)
-        r._drain()
+        r.drain()
         return r
 
     @classmethod
@@ -144,16 +161,16 @@ class Round:
 
         Cards go one at a time from the dealer's left; what remains is the draw
         pile in the same order (the next flip or draw takes the first)."""
-        r = cls._blank(cc)
+        r = cls.blank(cc)
         ks = _tokens(deck, "deck")
         if len(ks) > r.S.piles.shape[1] - 1:
             raise IllegalActionError(f"deck of {len(ks)} cards exceeds the pile size")
-        _seed(r.S, seed, 0, 0)
+        r.reseed(seed, 0, 0)
         reset_state(r.S, r.C, dealer)
         r.S.piles[0, : len(ks)] = ks[::-1]
         r.S.s[L.S_NDRAW] = len(ks)
         deal(r.S, r.C, dealer)
-        r._drain()
+        r.drain()
         return r
 
     @classmethod
@@ -164,11 +181,11 @@ class Round:
 
         ``draw`` lists the draw pile in draw order (first element drawn first);
         ``discard`` bottom first (last element on top)."""
-        r = cls._blank(cc)
+        r = cls.blank(cc)
         n = r.players
         if len(hands) != n:
             raise IllegalActionError(f"{len(hands)} hands for {n} players")
-        _seed(r.S, seed, 0, 0)
+        r.reseed(seed, 0, 0)
         reset_state(r.S, r.C, (player - direction) % n if dealer is None else dealer)
         for p, h in enumerate(hands):
             for k in _tokens(h, f"hand {p}"):
@@ -184,8 +201,32 @@ class Round:
         s[L.S_COLOR] = COLORS.index(color.upper())
         s[L.S_DIR] = direction
         begin_turn(r.S, r.C, player)
-        r._drain()
+        r.drain()
         return r
+
+    def reseed(self, key0: int, key1: int, game: int) -> None:
+        """Seed the round's stream as game ``game`` of the keys ``key0, key1``."""
+        seed_game(self.S.rng, np.uint64(key0), np.uint64(key1), game)
+
+    def clone(self) -> Round:
+        """An independent copy: the same position, stream, config and events so far.
+
+        What a search or a trace follower tries on the copy leaves this round as it
+        was (the rendered events are copied; the trace buffers and the search's
+        scratch are not state between two actions, so they start empty).
+
+        >>> from unosim.rules.config import load_config
+        >>> from unosim.engine.state import compile_config
+        >>> r = Round.new(compile_config(load_config("classic")), seed=3)
+        >>> c = r.clone()
+        >>> c.play_out()
+        >>> r.is_over, c.is_over, r.hands == Round.new(r.cc, seed=3).hands
+        (False, True, True)
+        """
+        self.drain()
+        S = copy_record(self.S, SCRATCH_FIELDS)
+        C = copy_record(self.C)
+        return Round(self.cc, S, C, self.round_index, list(self._events), list(self.history))
 
     # --- reading ------------------------------------------------------------
     @property
@@ -220,7 +261,7 @@ class Round:
 
     def hand(self, p: int) -> list[str]:
         row = self.S.hands[p]
-        return [token(k) for k in range(NK) for _ in range(int(row[k]))]
+        return [TOKENS[k] for k in np.repeat(np.arange(NK), row[:NK])]
 
     @property
     def hands(self) -> list[list[str]]:
@@ -249,13 +290,13 @@ class Round:
     def draw_pile(self) -> list[str]:
         """Draw pile in draw order (first element is the next card drawn)."""
         n = int(self.S.s[L.S_NDRAW])
-        return [token(k) for k in self.S.piles[0, :n][::-1]]
+        return [TOKENS[k] for k in self.S.piles[0, :n][::-1]]
 
     @property
     def discard(self) -> list[str]:
         """Discard pile, bottom first (last element is the top card)."""
         n = int(self.S.s[L.S_NDISC])
-        return [token(k) for k in self.S.piles[1, :n]]
+        return [TOKENS[k] for k in self.S.piles[1, :n]]
 
     @property
     def top(self) -> str:
@@ -322,7 +363,8 @@ class Round:
             raise IllegalActionError(
                 f"{action_name(a)} is not legal for player {self.current_player} "
                 f"in phase {self.phase} (legal: {', '.join(self.legal_action_names())})")
-        self._drain()
+        self.history.append(a)
+        self.drain()
 
     def policy_action(self) -> int:
         """The action the seat's compiled policy would take now."""
@@ -334,17 +376,55 @@ class Round:
         self.apply(a)
         return a
 
-    def play_out(self) -> None:
-        while not self.is_over:
-            self.step()
+    def play_out(self, deciders: Mapping[int, Callable[[Round], int]] | None = None,
+                 drain_every: int = DRAIN_EVERY) -> None:
+        """Play the round to its end: the seats in ``deciders`` by their Python decider
+        (a legal action id for this round, asked after the trace is rendered), every
+        other seat by its compiled policy. The trace rows are rendered every
+        ``drain_every`` compiled steps, before each Python decision and at the end:
+        well within the trace buffer, and the events are the same at any cadence."""
+        S, C = self.S, self.C
+        s = S.s
+        since = 0
+        while s[L.S_PHASE] != L.PH_DONE:
+            decide = deciders.get(int(s[L.S_CUR])) if deciders else None
+            if decide is None:
+                a = int(policy_action(S, C))
+                if not apply_action(S, C, a):  # a bug in a compiled policy, not the user's
+                    raise RuntimeError(f"compiled policy chose illegal {action_name(a)}")
+                self.history.append(a)
+                since += 1
+                if since >= drain_every:
+                    self.drain()
+                    since = 0
+                continue
+            self.drain()
+            since = 0
+            a = decide(self)
+            if not apply_action(S, C, a):
+                raise IllegalActionError(f"{action_name(a)} is not legal for player "
+                                         f"{self.current_player} in phase {self.phase}")
+            self.history.append(a)
+        self.drain()
 
     # --- trace -------------------------------------------------------------------
-    def events(self) -> list[dict]:
-        """The trace events so far (docs/trace.md §2 dicts)."""
-        return list(self._events)
+    def events(self, start: int = 0) -> list[dict]:
+        """The trace events so far (docs/trace.md §2 dicts), from the ``start``-th."""
+        return self._events[start:]
 
-    def _drain(self) -> None:
-        """Render the event rows written since the last drain, and empty the buffers."""
+    def clear_events(self) -> None:
+        """Forget the events rendered so far (a reused round starting another game)."""
+        self._events = []
+
+    @property
+    def event_count(self) -> int:
+        """How many trace events the round has rendered so far."""
+        return len(self._events)
+
+    def drain(self) -> None:
+        """Render the event rows the compiled code wrote since the last drain, and empty
+        the buffers (every method of the façade does; a caller of compiled functions on
+        ``S`` drains after them)."""
         s = self.S.s
         if s[L.S_TRACE] == 0:
             return
@@ -356,25 +436,40 @@ class Round:
         s[L.S_NCL] = 0
 
 
+def drive_game(cc: CompiledConfig, keys: tuple[int, int], game: int,
+               play_round: Callable[[Round], None] = Round.play_out,
+               tally: Tally | None = None, events: list[dict] | None = None) -> Round:
+    """Play game ``game`` of the stream keyed by ``keys`` (a round, or a whole match)
+    with the batch loop's own compiled steps (`unosim.engine.batch.begin_game`,
+    ``end_round``, ``next_round``), each round played by ``play_round``; the finished
+    `Round`. ``tally`` receives the game's aggregates, ``events`` (if given) the
+    trace events as they are rendered (what an interrupted game had played)."""
+    r = Round.blank(cc)
+    if events is not None:
+        r._events = events
+    t = tally if tally is not None else Tally(cc)
+    row = t.row(game)
+    begin_game(r.S, r.C, np.uint64(keys[0]), np.uint64(keys[1]), game, t.agg)
+    r.drain()
+    while True:
+        play_round(r)
+        _, over = end_round(r.S, r.C, game, r.round_index, t.agg, t.rec, 0, False, row,
+                            t.want_gf)
+        r.drain()
+        if over:
+            return r
+        r.round_index += 1
+        next_round(r.S, r.C)
+        r.drain()
+
+
+def traced_game(cc: CompiledConfig, seed: int, game: int = 0) -> Round:
+    """Game ``game`` of seed ``seed`` played as the batch simulator plays it, traced: the
+    finished `Round` (its ``events()``, and its ``history`` for a fast `replay`)."""
+    return drive_game(cc, seed_keys(seed), game)
+
+
 def play_game(cc: CompiledConfig, seed: int, game: int = 0) -> list[dict]:
     """Trace events of one game (a round, or a whole match) exactly as the batch
     simulator plays game ``game`` of seed ``seed``."""
-    r = Round._blank(cc)
-    _seed(r.S, *seed_keys(seed), game)
-    if int(cc.ci[L.C_MODE]) == 0:
-        new_round(r.S, r.C, game % r.players)
-        r._drain()
-        r.play_out()
-        return r.events()
-    start_match(r.S, r.C)
-    dealer = 0
-    while True:
-        new_round(r.S, r.C, dealer)
-        r._drain()
-        r.play_out()
-        over, _ = score_round(r.S, r.C)
-        r._drain()
-        if over:
-            return r.events()
-        r.round_index += 1
-        dealer = int(next_dealer(r.S, r.C))
+    return traced_game(cc, seed, game).events()

@@ -24,7 +24,7 @@ import numpy as np
 from unosim.engine.habits import habit_action
 from unosim.engine.jit import jit, optional
 from unosim.engine.reference import random_action
-from unosim.engine.rng import _splitmix, rng_int
+from unosim.engine.rng import rng_int, splitmix
 from unosim.engine.rules import apply_legal, challengeable, legal_actions, wilds_block
 from unosim.engine.state import (
     C_MODE,
@@ -146,11 +146,11 @@ def seed_search(S: State, me: int) -> None:
     rng, s = S.rng, S.s
     z = rng[0] ^ _SALT
     for i in range(1, 4):
-        z, a = _splitmix(z)
+        z, a = splitmix(z)
         z = a ^ rng[i]
     z ^= np.uint64(S.st[R_TURNS] * SEED_TURN_STRIDE + me * SEED_SEAT_STRIDE + s[S_PHASE])
     for i in range(4):
-        z, a = _splitmix(z)
+        z, a = splitmix(z)
         rng[i] = a
     if rng[0] == 0 and rng[1] == 0 and rng[2] == 0 and rng[3] == 0:
         rng[0] = np.uint64(1)

@@ -138,6 +138,14 @@ def jit(fn: F) -> F:
         return cast(F, numba.njit(**_OPTIONS)(fn))
 
 
+def jit_inline(fn: F) -> F:
+    """`jit`, and inlined into its compiled callers (numba IR): for small steps called
+    once a round, where passing their arguments (the aggregates, a dozen arrays) by
+    value in every call would cost the batch loop about a tenth of its speed."""
+    with _cache_dir_set():
+        return cast(F, numba.njit(inline="always", **_OPTIONS)(fn))
+
+
 # --- variants: the optional parts of the engine ------------------------------------------
 def uses(feature: str, *arg_types: Any) -> bool:
     """Typing time: does any record among ``arg_types`` carry ``feature``'s marker?"""

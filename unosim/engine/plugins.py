@@ -30,7 +30,7 @@ import os
 import sys
 import threading
 import types
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -38,21 +38,9 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from unosim.engine import state as L
-from unosim.engine.batch import (
-    COUNT_GAMES,
-    NGF,
-    Aggregates,
-    _record_match,
-    _record_round,
-    empty_aggregates,
-    finish_features,
-)
-from unosim.engine.deal import new_round
-from unosim.engine.game import IllegalActionError, Round, action_name, parse_action
-from unosim.engine.policies import policy_action
-from unosim.engine.rng import seed_game, seed_keys
-from unosim.engine.rules import apply_action
-from unosim.engine.scoring import next_dealer, score_round, start_match
+from unosim.engine.batch import Tally, empty_aggregates
+from unosim.engine.game import IllegalActionError, Round, action_name, drive_game, parse_action
+from unosim.engine.rng import seed_keys
 from unosim.engine.state import CompiledConfig, IntArray, compile_config
 from unosim.engine.view import PublicLog, PublicView, public_view
 from unosim.rules.cards import COLORS
@@ -70,7 +58,6 @@ __all__ = ["Pinned", "Policy", "PluginActionError", "PluginError", "Seat", "comp
            "decide", "load_policy", "play_game", "play_games", "plugin_seats", "simulate_plugins"]
 
 
-_DRAIN_EVERY = 16  # compiled steps between trace drains (each writes a few rows of EV_ROWS)
 _SHOWN = 200  # characters of a plug-in's answer, or of its exception's message, in an error
 _LONGEST_ACTION = 64  # characters: no action name is longer ("challenge", "target 39")
 
@@ -526,104 +513,38 @@ def decide(seat: Seat, r: Round) -> int:
 
 def _sync(r: Round, seats: dict[int, Seat]) -> None:
     """Feed each plug-in seat's log the events it has not seen (one masked event each)."""
-    events = r._events
+    n = r.event_count
     for s in seats.values():
-        if len(s.log.events) < len(events):
-            s.log.feed(events[len(s.log.events):])
+        if len(s.log.events) < n:
+            s.log.feed(r.events(len(s.log.events)))
 
 
-def _play_round(r: Round, seats: dict[int, Seat]) -> None:
-    """Play the current round to its end: plug-in seats in Python, others compiled.
+def _round_player(seats: dict[int, Seat]) -> Callable[[Round], None]:
+    """How a round is played with plug-ins: `Round.play_out`, the plug-in seats deciding
+    in Python (each seeing the events so far first), the others compiled."""
+    def ask(seat: Seat) -> Callable[[Round], int]:
+        def decider(r: Round) -> int:
+            _sync(r, seats)
+            return decide(seat, r)
+        return decider
 
-    The compiled seats' steps call the rules directly (the same legality check as
-    `Round.apply`) and the trace rows are rendered in batches, before each plug-in
-    decision and at the end, well within the trace buffer."""
-    S, C = r.S, r.C
-    s = S.s
-    since = 0
-    while s[L.S_PHASE] != L.PH_DONE:
-        seat = seats.get(int(s[L.S_CUR]))
-        if seat is None:
-            a = int(policy_action(S, C))
-            if not apply_action(S, C, a):  # a bug in a compiled policy, not the user's
-                raise RuntimeError(f"compiled policy chose illegal {action_name(a)}")
-            since += 1
-            if since >= _DRAIN_EVERY:
-                r._drain()
-                since = 0
-            continue
-        r._drain()
-        since = 0
+    deciders = {q: ask(seat) for q, seat in seats.items()}
+
+    def play_round(r: Round) -> None:
+        r.play_out(deciders)
         _sync(r, seats)
-        apply_action(S, C, decide(seat, r))  # legal: `decide` checked it
-    r._drain()
-    _sync(r, seats)
+    return play_round
 
 
 # --- games -------------------------------------------------------------------------------------
-class _Recorder:
-    """The batch loop's compiled recorders, fed one finished round or match at a time."""
-
-    def __init__(self, cc: CompiledConfig, agg: dict[str, IntArray],
-                 features: IntArray | None = None, start: int = 0) -> None:
-        self.agg = Aggregates(**agg)
-        self.rec = np.zeros((1, 1), np.int64)
-        self.features = features if features is not None else np.zeros((1, NGF), np.int64)
-        self.want = features is not None
-        self.start = start
-        self.match_mode = int(cc.ci[L.C_MODE]) == 1
-
-    def _row(self, g: int) -> IntArray:
-        return self.features[g - self.start] if self.want else self.features[0]
-
-    def round(self, r: Round, g: int, rnd: int) -> None:
-        row = self._row(g)
-        _record_round(r.S, r.C, g, rnd, self.agg, self.rec, 0, False, row, self.want)
-        if self.want and not self.match_mode:
-            finish_features(r.S, row, False, 0, 0)
-
-    def match(self, r: Round, g: int, rounds: int, nw: int) -> None:
-        margin = _record_match(r.S, r.C, rounds, nw, self.agg)
-        if self.want:
-            finish_features(r.S, self._row(g), True, nw, margin)
-
-
 def _game(cc: CompiledConfig, keys: tuple[int, int], game: int, seats: dict[int, Seat],
-          rec: _Recorder | None, sink: list[dict] | None = None) -> list[dict]:
+          tally: Tally | None, sink: list[dict] | None = None) -> list[dict]:
     """Game ``game`` exactly as `unosim.engine.game.play_game` plays it, plug-ins deciding
     for their seats; its events (each seat's log restarts with the game). ``sink``
     receives the events as they are rendered (what an interrupted game had played)."""
     for s in seats.values():
         s.log = PublicLog(s.seat)
-    r = Round._blank(cc)
-    if sink is not None:
-        r._events = sink
-    seed_game(r.S.rng, np.uint64(keys[0]), np.uint64(keys[1]), game)
-    if rec is not None:
-        rec.agg.counts[COUNT_GAMES] += 1
-    if int(cc.ci[L.C_MODE]) == 0:
-        new_round(r.S, r.C, game % r.players)
-        r._drain()
-        _play_round(r, seats)
-        if rec is not None:
-            rec.round(r, game, 0)
-        return r.events()
-    start_match(r.S, r.C)
-    dealer = 0
-    while True:
-        new_round(r.S, r.C, dealer)
-        r._drain()
-        _play_round(r, seats)
-        if rec is not None:
-            rec.round(r, game, r.round_index)
-        over, nw = score_round(r.S, r.C)
-        r._drain()
-        if over:
-            if rec is not None:
-                rec.match(r, game, r.round_index + 1, int(nw))
-            return r.events()
-        r.round_index += 1
-        dealer = int(next_dealer(r.S, r.C))
+    return drive_game(cc, keys, game, _round_player(seats), tally, sink).events()
 
 
 def play_game(cc: CompiledConfig, seed: int, game: int = 0,
@@ -646,10 +567,10 @@ def play_games(cc: CompiledConfig, seed: int, start: int = 0, count: int = 1,
     agg = empty_aggregates(cc)
     if features is not None:
         features[:] = 0
-    rec = _Recorder(cc, agg, features, start)
+    tally = Tally(cc, agg, features, start)
     keys = seed_keys(seed)
     for g in range(start, start + count):
-        _game(cc, keys, g, seats, rec)
+        _game(cc, keys, g, seats, tally)
     return agg
 
 

@@ -29,12 +29,12 @@ import numpy as np
 from unosim.engine import state as L
 from unosim.engine.deal import deal as deal_cards
 from unosim.engine.deal import reset_state
-from unosim.engine.game import IllegalActionError, Round, _seed
+from unosim.engine.game import IllegalActionError, Round
 from unosim.engine.scoring import next_dealer, score_round, start_match
-from unosim.engine.state import MARKER_PREFIX, CompiledConfig, compile_config
+from unosim.engine.state import CompiledConfig, compile_config
 from unosim.rules.cards import CardError, kind
 
-__all__ = ["Follower", "Table", "TraceReplayError", "replay", "trace_config"]
+__all__ = ["Follower", "Table", "TraceReplayError", "replay", "round_at_event", "trace_config"]
 
 # rules a deal event shows that come from the edition, not from a config key
 EDITION_RULES = {"first_flip", "wd4_wilds_block", "uno_penalty", "special", "special_points"}
@@ -85,44 +85,36 @@ class Follower:
     are the trace's next ones. The rules' only randomness is forced to the trace's
     outcome: behaviour rates are set to 0 or 1 from the events ahead, and before a
     reshuffle the discard pile under its top is reordered so the engine's shuffle
-    gives the pile the trace shows."""
+    gives the pile the trace shows.
 
-    SKIP = ("ev", "cl")
+    Each action is tried on a `Round.clone`; the clone that follows the trace becomes
+    ``r``. When the game's own actions are known (``actions``, from `Round.history`
+    of the game that wrote the trace, ``at`` the next one), each decision tries that
+    action first instead of every legal one."""
 
-    def __init__(self, r: Round, trace: Sequence[dict[str, Any]], t: int) -> None:
+    def __init__(self, r: Round, trace: Sequence[dict[str, Any]], t: int,
+                 actions: Sequence[int] | None = None, at: int = 0) -> None:
         self.r, self.trace, self.t = r, trace, t
         self.rates = r.C.cf.copy()
         self.partial = False  # the last action wrote more events than the trace has left
+        self.actions, self.at = actions, at
+        # from each event on, the next UNO call and the next Movie Madness outcome
+        self.uno_ahead: list[dict[str, Any] | None] = [None] * (len(trace) + 1)
+        self.movie_ahead: list[dict[str, Any] | None] = [None] * (len(trace) + 1)
+        for i in range(len(trace) - 1, t - 1, -1):
+            e = trace[i]
+            self.uno_ahead[i] = e if e["e"] == "uno" else self.uno_ahead[i + 1]
+            self.movie_ahead[i] = e if (e["e"] == "special" and e.get("special")
+                                        == "movie_madness") else self.movie_ahead[i + 1]
 
-    def _field(self, name: str) -> np.ndarray:
-        """A state field as a snapshot needs it: what each seat knows only for the
-        seats at this table (the array is sized for the largest table)."""
-        S: Any = self.r.S  # a numba record: fields by name
-        v = S[name]
-        return v[: self.r.players, : self.r.players] if name == "known" else v
-
-    def snapshot(self) -> tuple[dict[str, np.ndarray], int]:
-        S: Any = self.r.S
-        # markers (scalar fields, such as uses_trace) are constants of the record's type
-        return ({n: np.array(self._field(n), copy=True) for n in S.dtype.names
-                 if n not in self.SKIP and not n.startswith(("x_", MARKER_PREFIX))},
-                len(self.r._events))
-
-    def restore(self, snap: tuple[dict[str, np.ndarray], int]) -> None:
-        fields, n = snap
-        for name, v in fields.items():
-            self._field(name)[...] = v
-        del self.r._events[n:]
-
-    def force_rates(self, slip: float) -> None:
-        cf, ahead = self.r.C.cf, self.trace[self.t:]
+    def force_rates(self, r: Round, slip: float) -> None:
+        cf, t = r.C.cf, min(self.t, len(self.trace))
         cf[:] = self.rates
-        uno = next((e for e in ahead if e["e"] == "uno"), None)
+        uno = self.uno_ahead[t]
         if uno is not None:
             cf[L.F_UNO_FORGET] = 0.0 if uno.get("called") else 1.0
             cf[L.F_UNO_CATCH] = 1.0 if uno.get("caught") else 0.0
-        movie = next((e for e in ahead if e["e"] == "special"
-                      and e.get("special") == "movie_madness"), None)
+        movie = self.movie_ahead[t]
         if movie is not None:
             cf[L.F_MOVIE_FAIL] = 1.0 if movie.get("outcome") == "failed" else 0.0
         cf[L.F_SLIP] = slip
@@ -134,39 +126,40 @@ class Follower:
                 return i
         return len(new)
 
-    def permutation(self, n: int) -> np.ndarray:
-        """Where the engine's next shuffle of ``n`` cards takes each (out[i] = in[perm[i]])."""
+    @staticmethod
+    def permutation(r: Round, scratch: Round, n: int) -> np.ndarray:
+        """Where ``r``'s next shuffle of ``n`` cards takes each (out[i] = in[perm[i]]),
+        worked out on ``scratch`` (a clone of ``r``)."""
         from unosim.engine.table import shuffle_row
 
-        S = self.r.S
-        snap = self.snapshot()
+        S = scratch.S
+        S.rng[:] = r.S.rng
         S.piles[0, :n] = np.arange(n)
         shuffle_row(S, 0, n)
-        perm = S.piles[0, :n].copy()
-        self.restore(snap)
-        return perm
+        return np.array(S.piles[0, :n], copy=True)
 
-    def fix_reshuffle(self, got: list[str], want: list[str]) -> bool:
-        """Make the action's reshuffle give ``want`` instead of ``got``: choose the
+    def fix_reshuffle(self, r: Round, got: list[str], want: list[str]) -> bool:
+        """Make ``r``'s next action reshuffle to ``want`` instead of ``got``: choose the
         stream (nothing else in a replay draws from it) so that the cards played in
         the action land where the trace has them, and order the rest of the discard."""
         from unosim.engine.rng import seed_game
 
-        S, n = self.r.S, len(want)
+        S, n = r.S, len(want)
         nd0 = int(S.s[L.S_NDISC])
         try:
             w = np.array([kind(c) for c in want])
         except CardError:
             return False
+        scratch = r.clone()
         held = np.empty(n, np.int64)  # the discard under the top at the reshuffle
-        held[self.permutation(n)] = [kind(c) for c in got]
+        held[self.permutation(r, scratch, n)] = [kind(c) for c in got]
         if sorted(held) != sorted(w):
             return False
         fixed = np.arange(max(nd0 - 1, 0), n)
         for attempt in range(5000):
             if attempt:
                 seed_game(S.rng, np.uint64(attempt), np.uint64(0x5EED), 0)
-            perm = self.permutation(n)
+            perm = self.permutation(r, scratch, n)
             inv = np.empty(n, np.int64)
             inv[perm] = np.arange(n)
             if (w[inv[fixed]] == held[fixed]).all():
@@ -175,69 +168,88 @@ class Follower:
                 return True
         return False
 
-    def trial(self, a: int, slip: float) -> int:
-        """Apply ``a`` (kept if all its events match the trace); -1 when they do not,
-        else the number of events it wrote."""
+    def trial(self, a: int, slip: float) -> tuple[int, Round]:
+        """``a`` applied to a clone of ``r``: -1 when its events do not follow the trace,
+        else the number of events it wrote; and the clone."""
+        base = self.r
         for _ in range(3):
-            snap = self.snapshot()
-            self.force_rates(slip)
-            self.r.apply(a)
-            new = self.r._events[snap[1]:]
+            r = base.clone()
+            self.force_rates(r, slip)
+            before = r.event_count
+            r.apply(a)
+            new = r.events(before)
             ok = self.matches(new)
             if ok == len(new) or 0 < ok == len(self.trace) - self.t:  # or the trace stops here
-                return ok
-            self.restore(snap)
+                return ok, r
             got, want = new[ok], self.trace[self.t + ok] if self.t + ok < len(self.trace) else {}
+            if base is self.r:
+                base = base.clone()  # the reshuffle's fix is this action's alone
             if not (got["e"] == want.get("e") == "reshuffle"
                     and isinstance(want.get("draw"), list)
-                    and self.fix_reshuffle(list(got["draw"]), list(want["draw"]))):
-                return -1
-        return -1
+                    and self.fix_reshuffle(base, list(got["draw"]), list(want["draw"]))):
+                return -1, base
+        return -1, base
 
-    def candidates(self) -> list[tuple[int, float]]:
+    def candidates(self, known: bool) -> list[tuple[int, float]]:
+        """The actions to try (the game's own next one, when ``known``) and the slip
+        rates to try them with."""
         slip = float(self.rates[L.F_SLIP])
         slips = [0.0, 1.0] if 0.0 < slip < 1.0 else [slip]
-        return [(a, s) for a in self.r.legal_actions() for s in slips]
+        actions = self.r.legal_actions()
+        if known and self.actions is not None and self.actions[self.at] in actions:
+            actions = [self.actions[self.at]]
+        return [(a, s) for a in actions for s in slips]
 
     def step(self, depth: int = 0) -> int:
         """Take the decision's action that follows the trace; how many events it wrote."""
-        empty: list[tuple[int, float]] = []
-        best, most = (0, 0.0), 0
-        for a, s in self.candidates():  # the longest match: a slip may follow a turn
-            snap = self.snapshot()
-            n = self.trial(a, s)
-            self.restore(snap)
+        known = self.actions is not None and self.at < len(self.actions)
+        while True:
+            taken = self._step(depth, known)
+            if taken is not None or not known:
+                break
+            known = False  # the game's own action does not follow: search them all
+        if taken is None:
+            raise TraceReplayError(
+                f"cannot follow the trace at event {self.t} "
+                f"({self.trace[self.t]['e'] if self.t < len(self.trace) else 'end'})")
+        self.at += 1
+        return taken
+
+    def _step(self, depth: int, known: bool) -> int | None:
+        empty: list[Round] = []
+        best: Round | None = None
+        most = 0
+        for a, s in self.candidates(known):  # the longest match: a slip may follow a turn
+            n, r = self.trial(a, s)
             if n > most:
-                best, most = (a, s), n
+                best, most = r, n
             elif n == 0:
-                empty.append((a, s))
-        if most > 0:
-            before = len(self.r._events)
-            self.trial(*best)
-            self.partial = len(self.r._events) - before > most
+                empty.append(r)
+            ahead = self.t + n
+            if known and n > 0 and (ahead >= len(self.trace) or self.trace[ahead]["e"] != "slip"):
+                break  # the game's own action, and no slip the other rate would add
+        if best is not None:
+            self.partial = best.event_count - self.r.event_count > most
+            self.r = best
             self.t += most
             return most
-        for a, s in empty:  # an action without events (a wild before its color, a pass)
-            snap = self.snapshot()
-            self.trial(a, s)
-            if depth < 12 and not self.r.is_over and self.lookahead(depth + 1):
-                self.restore(snap)
-                self.trial(a, s)
+        for r in empty:  # an action without events (a wild before its color, a pass)
+            if depth < 12 and not r.is_over and self.lookahead(r, depth + 1):
+                self.r = r
                 return 0
-            self.restore(snap)
-        raise TraceReplayError(
-            f"cannot follow the trace at event {self.t} "
-            f"({self.trace[self.t]['e'] if self.t < len(self.trace) else 'end'})")
+        return None
 
-    def lookahead(self, depth: int) -> bool:
-        t, partial = self.t, self.partial
+    def lookahead(self, r: Round, depth: int) -> bool:
+        """Can the trace be followed on from ``r``?"""
+        saved = self.r, self.t, self.partial, self.at
+        self.r, self.at = r, self.at + 1  # ``r`` took this decision's action
         try:
             self.step(depth)
             return True
         except TraceReplayError:
             return False
         finally:
-            self.t, self.partial = t, partial
+            self.r, self.t, self.partial, self.at = saved
 
     def done(self) -> None:
         self.r.C.cf[:] = self.rates
@@ -357,7 +369,7 @@ def _deal_round(r: Round, deal: dict[str, Any], rest: list[str]) -> None:
     r.S.piles[0, : len(pile)] = pile
     r.S.s[L.S_NDRAW] = len(pile)
     deal_cards(r.S, r.C, dealer)
-    r._drain()
+    r.drain()
 
 
 def _expect(trace: Sequence[dict[str, Any]], t: int, what: str) -> dict[str, Any]:
@@ -374,24 +386,31 @@ def _deck_fits(cc: CompiledConfig, deal: dict[str, Any]) -> None:
             raise TraceReplayError(f"the deal has {n} x {c}, more than the deck holds")
 
 
-def replay(trace: Sequence[dict[str, Any]]) -> tuple[list[Table], bool]:
+def replay(trace: Sequence[dict[str, Any]], actions: Sequence[int] | None = None
+           ) -> tuple[list[Table], bool]:
     """The table after every event of ``trace`` (a round, or a whole match), and whether
     the trace was complete (False when it stops in the middle of a round).
+
+    ``actions``, when the trace's game was just played (`Round.history` of the game
+    `unosim.engine.game.drive_game` played), lets each decision try the action the
+    game took instead of every legal one: the same tables, for a fraction of the work.
 
     Raises `TraceReplayError` when the trace is malformed or the engine cannot
     follow it."""
     try:
-        return _replay(trace)
+        return _replay(trace, actions)
     except (KeyError, TypeError, IndexError, AttributeError, CardError,
             IllegalActionError) as exc:
         raise TraceReplayError(f"malformed trace ({type(exc).__name__}: {exc})") from exc
 
 
-def _replay(trace: Sequence[dict[str, Any]]) -> tuple[list[Table], bool]:
+def _replay(trace: Sequence[dict[str, Any]], actions: Sequence[int] | None
+            ) -> tuple[list[Table], bool]:
     first = _expect(trace, 0, "deal")
     cc = trace_config(first)
-    r = Round._blank(cc)
-    _seed(r.S, 0, 0, 0)
+    r = Round.blank(cc)
+    r.reseed(0, 0, 0)
+    at = 0  # the next of ``actions``
     n = r.players
     match = int(cc.ci[L.C_MODE]) != 0
     if match:
@@ -426,13 +445,13 @@ def _replay(trace: Sequence[dict[str, Any]]) -> tuple[list[Table], bool]:
         for i in range(t + 1, follow_from):
             tb = _apply(tb, hands, trace[i])
             out.append(tb)
-        before = len(r._events)
+        before = r.event_count
         _deal_round(r, d, list(rest))
-        dealt = r._events[before:]
+        dealt = r.events(before)
         if [sorted(h, key=kind) for h in dealt[0]["hands"]] != [
                 sorted(h, key=kind) for h in d["hands"]]:
             raise TraceReplayError(f"event {t}: the engine dealt other hands")
-        fl = Follower(r, trace, follow_from)
+        fl = Follower(r, trace, follow_from, actions, at)
         flips = dealt[1:]
         m = fl.matches(flips)
         if m != len(flips) and fl.t + m != len(trace):
@@ -444,12 +463,13 @@ def _replay(trace: Sequence[dict[str, Any]]) -> tuple[list[Table], bool]:
             return out, False
         fl.t += len(flips)
         tb = out[-1] = _check(tb, r, fl.t - 1)
-        while not r.is_over:
+        while not fl.r.is_over:
             if fl.t >= len(trace):
                 fl.done()
                 return out, False
             t0 = fl.t
             fl.step()
+            r = fl.r
             for i in range(t0, fl.t):
                 tb = _apply(tb, hands, trace[i])
                 out.append(tb)
@@ -461,14 +481,14 @@ def _replay(trace: Sequence[dict[str, Any]]) -> tuple[list[Table], bool]:
                 tb = out[-1] = _check(tb, r, fl.t - 1)
             _pending(out, trace, t0, fl.t)
         fl.done()
-        t = fl.t
+        r, t, at = fl.r, fl.t, fl.at
         if not match:
             break
-        before = len(r._events)
+        before = r.event_count
         over, _ = score_round(r.S, r.C)
-        r._drain()
+        r.drain()
         fl.t = t
-        new = r._events[before:]
+        new = r.events(before)
         m = fl.matches(new)
         if m != len(new) and t + m != len(trace):
             raise TraceReplayError(f"event {t}: the engine scores the round otherwise")
@@ -488,3 +508,85 @@ def _replay(trace: Sequence[dict[str, Any]]) -> tuple[list[Table], bool]:
     if t != len(trace):
         raise TraceReplayError(f"event {t}: events after the end of the game")
     return out, True
+
+
+# --- the decision at one event (unosim advise --trace) ---------------------------------------
+def _check_deck(cc: CompiledConfig, deck: list[str]) -> None:
+    """The deal's cards must be exactly the config's deck (a replay from any other
+    deck would advise on a game that cannot happen)."""
+    from unosim.rules.cards import NK, token
+
+    counts = np.bincount([kind(t) for t in deck], minlength=NK)
+    diff = counts - cc.deck_counts
+    if diff.any():
+        k = int(np.argmax(diff) if diff.max() > 0 else np.argmin(diff))  # extra cards first
+        raise TraceReplayError(f"the trace's deal holds {counts[k]} {token(k)} but the deck "
+                               f"of its rules has {cc.deck_counts[k]}")
+
+
+def _deck_of(trace: Sequence[dict[str, Any]], d: int, n: int) -> tuple[list[str], int]:
+    """The deck order of the round dealt at event ``d`` (dealt cards first, as
+    `Round.from_deck` takes it), and the event the play follows from."""
+    deal = trace[d]
+    players, dealer = int(deal["players"]), int(deal["dealer"])
+    hands = deal["hands"]
+    t = d + 1
+    last_return = max((i for i in range(t, n + 1) if trace[i]["e"] == "return"), default=-1)
+    if last_return >= 0 and any(trace[i]["e"] not in ("flip", "return")
+                                for i in range(t, last_return)):
+        raise TraceReplayError("a return after the first turn is not supported")
+    rest = trace[last_return]["draw"] if last_return >= 0 else deal["draw"]
+    order = [(dealer + 1 + i) % players for i in range(players)]
+    size = max(len(h) for h in hands)
+    if any(len(h) != size for h in hands):
+        raise TraceReplayError("the deal's hands differ in size")
+    deck = [hands[q][j] for j in range(size) for q in order] + list(rest)[::-1]
+    return deck, last_return + 1 if last_return >= 0 else t
+
+
+def round_at_event(trace: Sequence[dict[str, Any]], n: int, seed: int = 0) -> Round:
+    """The `Round` at the decision that wrote event ``n`` (or that follows the
+    ``turn`` event ``n``), rebuilt from its round's deal along the trace
+    (`Follower`); `TraceReplayError` when there is none or the trace cannot be
+    followed."""
+    if not 0 <= n < len(trace):
+        raise TraceReplayError(f"--event {n}: the trace has events 0..{len(trace) - 1}")
+    deals = [i for i in range(n + 1) if trace[i]["e"] == "deal"]
+    d = deals[-1] if deals else 0
+    deal = trace[d]
+    cc = trace_config(deal)
+    players = int(deal["players"])
+    if players != cc.rules.get("players"):
+        raise TraceReplayError(f"the trace's deal seats {players} players but its rules "
+                               f"{cc.rules.get('players')!r:.20}")
+    if len(deal.get("active", range(players))) != players:
+        raise TraceReplayError("rounds with eliminated seats are not supported")
+    deck, start = _deck_of(trace, d, n)
+    _check_deck(cc, deck)
+    try:
+        r = Round.from_deck(cc, deck, dealer=int(deal["dealer"]), seed=seed)
+        r.round_index = int(deal.get("round", 0))
+        rep = Follower(r, trace, start)
+        first = r.events()[1:]
+        if rep.matches(first) != len(first):
+            raise TraceReplayError("the trace's first flip does not replay")
+        rep.t += len(first)
+        # a turn event is written by the move before it, or (facing a penalty) by the
+        # decision it opens: either way that decision is the turn player's; a jump's
+        # play is written by the jump
+        actor = trace[n].get("p", trace[n].get("a"))
+        if trace[n]["e"] == "turn":
+            targets = {n, n + 1}
+        elif n > 0 and trace[n - 1]["e"] in ("turn", "jump") and trace[n - 1]["p"] == actor:
+            targets = {n - 1, n}
+        else:
+            targets = {n}
+        while not rep.r.is_over and rep.t <= max(targets):
+            if rep.t in targets and (actor is None or rep.r.current_player == actor):
+                rep.done()
+                return rep.r
+            rep.step()
+        rep.done()
+    except IllegalActionError as exc:
+        raise TraceReplayError(f"cannot follow the trace: {exc}") from exc
+    raise TraceReplayError(f"--event {n} ({trace[n]['e']}) is not a decision of a player")

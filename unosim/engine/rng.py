@@ -84,7 +84,8 @@ def chance(rng: Stream, rate: float) -> bool:
 
 
 @jit
-def _splitmix(z: np.uint64) -> tuple[np.uint64, np.uint64]:
+def splitmix(z: np.uint64) -> tuple[np.uint64, np.uint64]:
+    """One step of SplitMix64: the next state and its output (seeding, mixing)."""
     z = z + np.uint64(0x9E3779B97F4A7C15)
     x = z
     x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -97,10 +98,10 @@ def seed_game(rng: Stream, key0: np.uint64, key1: np.uint64, game: int) -> None:
     """Seed the stream of game ``game``: a pure function of (key, game index),
     so results never depend on how games are split into chunks or workers."""
     z = np.uint64(key0) ^ (np.uint64(game) * np.uint64(0xD1B54A32D192ED03))
-    z, a = _splitmix(z)
+    z, a = splitmix(z)
     z = z ^ np.uint64(key1)
     for i in range(4):
-        z, a = _splitmix(z)
+        z, a = splitmix(z)
         rng[i] = a
     if rng[0] == 0 and rng[1] == 0 and rng[2] == 0 and rng[3] == 0:
         rng[0] = np.uint64(1)

@@ -20,6 +20,7 @@ shipped edition.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
@@ -544,6 +545,38 @@ def pile_size(cc: KernelArrays) -> int:
 def _record(dtype: np.dtype) -> Any:
     """A zeroed record scalar with attribute access (``rec.s``), as numba sees it."""
     return np.zeros(1, dtype).view(np.recarray)[0]
+
+
+@functools.lru_cache(maxsize=64)
+def _spans(dtype: np.dtype, scratch: tuple[str, ...]) -> tuple[tuple[int, int], ...]:
+    """The byte ranges of ``dtype``'s fields but those starting with ``scratch``,
+    neighbours merged."""
+    spans: list[list[int]] = []
+    for name, (ft, off, *_) in (dtype.fields or {}).items():
+        if scratch and name.startswith(scratch):
+            continue
+        if spans and spans[-1][1] == off:
+            spans[-1][1] = off + ft.itemsize
+        else:
+            spans.append([off, off + ft.itemsize])
+    return tuple((a, b) for a, b in spans)
+
+
+def copy_record(rec: Any, scratch: tuple[str, ...] = ()) -> Any:
+    """A copy of record ``rec`` (its own memory), leaving zero the fields whose names
+    start with one of ``scratch`` (buffers that hold nothing between two calls).
+
+    >>> a = _record(np.dtype([("s", np.int64, (2,)), ("x_t", np.int64, (2,))]))
+    >>> a.s[1], a.x_t[0] = 5, 7
+    >>> b = copy_record(a, ("x_",))
+    >>> int(b.s[1]), int(b.x_t[0]), b.base is not a.base
+    (5, 0, True)
+    """
+    out = _record(rec.dtype)
+    src, dst = rec.base.view(np.uint8), out.base.view(np.uint8)
+    for a, b in _spans(rec.dtype, scratch):
+        dst[a:b] = src[a:b]
+    return out
 
 
 def alloc_state(cc: KernelArrays, trace: bool) -> State:

@@ -81,10 +81,10 @@ class UnoEnv(gym.Env):
 
     # --- the others' turns ------------------------------------------------------------------------
     def _sync(self) -> None:
-        events = self.table.round._events
+        r = self.table.round
         for s in self.plugins.values():
-            if len(s.log.events) < len(events):
-                s.log.feed(events[len(s.log.events):])
+            if len(s.log.events) < r.event_count:
+                s.log.feed(r.events(len(s.log.events)))
 
     def _others(self) -> float:
         """Let the other seats act until the learner must decide or the game ends;

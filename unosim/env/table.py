@@ -73,7 +73,7 @@ class Table:
         self._off = self.layout.offsets
         self.keys = seed_keys(seed)
         self.game = 0
-        self.round = Round._blank(self.cc, trace)
+        self.round = Round.blank(self.cc, trace)
         # views of the state's arrays: a record's attributes are slow to read from Python
         self._s, self._seats = self.round.S.s, self.round.S.seat
         self.rewards = np.zeros(self.players)  # of the latest step
@@ -104,7 +104,7 @@ class Table:
         if game is not None:
             self.game = game
         r = self.round
-        r._events = []
+        r.clear_events()
         r.round_index = 0
         S = r.S
         seed_game(S.rng, np.uint64(self.keys[0]), np.uint64(self.keys[1]), self.game)
@@ -119,7 +119,7 @@ class Table:
         else:
             self._seats[: self.players, L.SEAT_ALIVE] = 1
             new_round(S, r.C, (self.game - 1) % self.players)
-        r._drain()
+        r.drain()
         self._settle()
 
     def step(self, action: int | str) -> None:
@@ -138,7 +138,7 @@ class Table:
                 return
             before = np.array(r.scores, float)
             over, nw = score_round(r.S, r.C)
-            r._drain()
+            r.drain()
             if self.reward == "points":
                 self._give(self.points_sign * (np.array(r.scores, float) - before))
             if over:
@@ -146,7 +146,7 @@ class Table:
                 return
             r.round_index += 1
             new_round(r.S, r.C, int(next_dealer(r.S, r.C)))
-            r._drain()
+            r.drain()
 
     def _end(self, winners: tuple[int, ...]) -> None:
         self.done = True

@@ -16,7 +16,7 @@ so no part can be mistaken for a config.
 Speed: a run report must be written within about a second of the simulation,
 so axes are placed with fixed margins in inches (no layout engine) and the
 canvas is drawn once; only a chart whose text still sticks out of the figure
-is saved a second time with a tight bounding box (:func:`_save`).
+is saved a second time with a tight bounding box (:func:`save_chart`).
 """
 
 from __future__ import annotations
@@ -97,14 +97,14 @@ TITLE_IN = 0.24  # height of one more line of a title
 COMPRESS = 3  # zlib level of the PNGs: 6 costs 50% more time for 2% smaller files
 
 
-def _figure(width: float = 10.0, height: float = 4.2) -> Figure:
-    """A figure with an Agg canvas; axes are placed by :func:`_grid`."""
+def new_figure(width: float = 10.0, height: float = 4.2) -> Figure:
+    """A figure with an Agg canvas; axes are placed by :func:`axes_grid`."""
     fig = Figure(figsize=(width, height), dpi=DPI)
     FigureCanvasAgg(fig)
     return fig
 
 
-def _grid(
+def axes_grid(
     fig: Figure,
     ncols: int = 1,
     *,
@@ -139,23 +139,23 @@ def _footnote(fig: Figure, text: str, x: float = 0.5, ha: str = "center") -> Non
     fig.text(x, 0.06 / h, text, ha=ha, va="bottom", fontsize=8, color=FAIR_COLOR)
 
 
-def _wrap(text: str, width: int) -> str:
+def wrap_label(text: str, width: int) -> str:
     """Wrap each line of a label to ``width`` characters (long config names, titles)."""
     return "\n".join(textwrap.fill(line, width, break_on_hyphens=False) or line
                      for line in text.split("\n"))
 
 
-def _lines(labels: Sequence[str]) -> int:
+def label_lines(labels: Sequence[str]) -> int:
     return max((lab.count("\n") + 1 for lab in labels), default=1)
 
 
-def _text_width(labels: Sequence[str], size: float = 9.0) -> float:
+def text_width(labels: Sequence[str], size: float = 9.0) -> float:
     """Rough width in inches of the widest line of ``labels`` at ``size`` points."""
     longest = max((len(line) for lab in labels for line in lab.split("\n")), default=0)
     return longest * size * 0.55 / 72
 
 
-def _style(ax: Axes) -> None:
+def style_axes(ax: Axes) -> None:
     ax.grid(True, alpha=0.3, linewidth=0.6)
     ax.spines[["top", "right"]].set_visible(False)
 
@@ -188,7 +188,7 @@ def _sticks_out(fig: Figure) -> bool:
 MARKERS_KEY = "unosim-markers"  # PNG text chunk: which markers a chart drew filled
 
 
-def _save(fig: Figure, path: str | Path, text: dict[str, str] | None = None) -> Path:
+def save_chart(fig: Figure, path: str | Path, text: dict[str, str] | None = None) -> Path:
     """Draw once and write the PNG; a chart whose text sticks out is saved tight instead.
 
     ``text`` goes into the PNG's text chunks, so a page test can read what the
@@ -294,7 +294,7 @@ def _bars(ax: Axes, edges: np.ndarray, heights: np.ndarray, width: float, color:
     ax.set_ylim(0, max(y.max(initial=0), 1e-9) * 1.05)
 
 
-def _title(ax: Axes, text: str, **kw: Any) -> None:
+def chart_title(ax: Axes, text: str, **kw: Any) -> None:
     """An axes title at a fixed height (automatic placement lays the axis out twice)."""
     ax.set_title(text, y=1.0, pad=6, **kw)
 
@@ -321,7 +321,7 @@ def turns_chart(
     colors: Sequence[str] | None = None,
 ) -> Path:
     """`turns_figure` saved as a PNG at ``path``."""
-    return _save(turns_figure(series, title, unit, colors), path)
+    return save_chart(turns_figure(series, title, unit, colors), path)
 
 
 def turns_figure(
@@ -352,11 +352,11 @@ def turns_figure(
     note = ""
     if tail_notes:
         pct_s = "99.5th" if single else "99th"
-        note = _wrap(f"x axes stop at the {pct_s} percentile; " + "; ".join(tail_notes), 150)
-    title = _wrap(title, 110)
+        note = wrap_label(f"x axes stop at the {pct_s} percentile; " + "; ".join(tail_notes), 150)
+    title = wrap_label(title, 110)
     extra = TITLE_IN * title.count("\n")
-    fig = _figure(11.0, 4.4 + extra + LINE_IN * (note.count("\n") + 1 if note else 0))
-    ax_h, ax_c = _grid(fig, 2, left=0.8, right=0.2, top=0.75 + extra, wspace=1.05,
+    fig = new_figure(11.0, 4.4 + extra + LINE_IN * (note.count("\n") + 1 if note else 0))
+    ax_h, ax_c = axes_grid(fig, 2, left=0.8, right=0.2, top=0.75 + extra, wspace=1.05,
                        bottom=0.6 + (LINE_IN * (note.count("\n") + 1) + 0.05 if note else 0))
     for i, (s, h) in enumerate(zip(series, hists, strict=True)):
         if h.sum() == 0:
@@ -400,15 +400,15 @@ def turns_figure(
     ax_h.set_xlabel(unit + (f" (bins of {width})" if width > 1 else ""))
     ax_h.set_ylabel("share of rounds")
     _percent_axis(ax_h)
-    _title(ax_h, "Distribution")
+    chart_title(ax_h, "Distribution")
     ax_c.set_xlabel(unit_c)
     ax_c.set_ylabel(f"rounds with at most x {unit.split()[0]}")
     ax_c.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     ax_c.set_ylim(0, 1.02)
     ax_c.axhline(0.5, color=FAIR_COLOR, linewidth=0.8, linestyle=":")
-    _title(ax_c, "Cumulative distribution" + ("" if single else " (o mean, ◇ median)"))
+    chart_title(ax_c, "Cumulative distribution" + ("" if single else " (o mean, ◇ median)"))
     for ax in (ax_h, ax_c):
-        _style(ax)
+        style_axes(ax)
     # one legend: the CDF panel uses the same colours and line styles
     ax_h.legend(fontsize=8.5, loc="upper right", frameon=False)
     _suptitle(fig, title)
@@ -433,15 +433,15 @@ def hist_chart(
         h = np.asarray(hist, dtype=np.int64)
         tails.append(bool(h.sum()) and int(np.flatnonzero(h)[-1]) > _x_limit([h]))
     k = max(1, len(panels))
-    title = _wrap(title, int(11 * max(6.0, 5.0 * k + 0.5)))
+    title = wrap_label(title, int(11 * max(6.0, 5.0 * k + 0.5)))
     extra = TITLE_IN * title.count("\n")
-    fig = _figure(max(6.0, 5.0 * k + 0.5), 4.2 + extra + (LINE_IN if any(tails) else 0))
-    axes = _grid(fig, k, left=0.85, right=0.2, top=0.75 + extra, wspace=0.95,
+    fig = new_figure(max(6.0, 5.0 * k + 0.5), 4.2 + extra + (LINE_IN if any(tails) else 0))
+    axes = axes_grid(fig, k, left=0.85, right=0.2, top=0.75 + extra, wspace=0.95,
                  bottom=0.6 + (LINE_IN if any(tails) else 0))
     for ax, (ptitle, hist, xlabel) in zip(axes, panels, strict=False):
         h = np.asarray(hist, dtype=np.int64)
-        _title(ax, ptitle)
-        _style(ax)
+        chart_title(ax, ptitle)
+        style_axes(ax)
         if not h.sum():
             ax.set_xlabel(xlabel)
             continue
@@ -463,7 +463,7 @@ def hist_chart(
         _percent_axis(ax)
         ax.legend(fontsize=8.5, frameon=False, loc="upper right")
     _suptitle(fig, title)
-    return _save(fig, path)
+    return save_chart(fig, path)
 
 
 def position_labels(n: int) -> list[str]:
@@ -531,15 +531,15 @@ def rate_chart(
     x = np.arange(len(ks))
     per_label = 1.1 if len(ks) <= 8 else 0.8
     width = max(6.5, per_label * len(ks) + 3.5)
-    labels = [_wrap(lab, max(10, int(per_label * 14))) for lab in labels]
-    legend = [(_wrap(lab, 30), c) for lab, c in legend]
-    legend_w = _text_width([lab for lab, _ in legend] + ["fair share 00.0%"], 8.5) + 0.6
-    title = _wrap(title, int(9 * width))
+    labels = [wrap_label(lab, max(10, int(per_label * 14))) for lab in labels]
+    legend = [(wrap_label(lab, 30), c) for lab, c in legend]
+    legend_w = text_width([lab for lab, _ in legend] + ["fair share 00.0%"], 8.5) + 0.6
+    title = wrap_label(title, int(9 * width))
     extra = TITLE_IN * title.count("\n")
-    fig = _figure(width + (legend_w if legend else 0),
-                  4.6 + extra + LINE_IN * (_lines(labels) - 1))
-    (ax,) = _grid(fig, left=1.15, right=0.25 + (legend_w if legend else 0),
-                  top=0.5 + extra, bottom=0.5 + LINE_IN * _lines(labels))
+    fig = new_figure(width + (legend_w if legend else 0),
+                  4.6 + extra + LINE_IN * (label_lines(labels) - 1))
+    (ax,) = axes_grid(fig, left=1.15, right=0.25 + (legend_w if legend else 0),
+                  top=0.5 + extra, bottom=0.5 + LINE_IN * label_lines(labels))
     cols = list(colors) if colors else [COLORS[0]] * len(ks)
     for c in dict.fromkeys(cols):  # one errorbar call per colour: each call is costly
         idx = [i for i, ci in enumerate(cols) if ci == c and math.isfinite(rates[i])]
@@ -566,14 +566,14 @@ def rate_chart(
     _percent_axis(ax)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(_ylabel_rate(ylabel))
-    _title(ax, title, fontsize=TITLE_SIZE, fontweight="bold")
+    chart_title(ax, title, fontsize=TITLE_SIZE, fontweight="bold")
     if legend:
         ax.legend(fontsize=8.5, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
     elif fair is not None:
         ax.legend(fontsize=8.5, frameon=False, loc="best")
-    _style(ax)
+    style_axes(ax)
     ax.grid(False, axis="x")
-    return _save(fig, path)
+    return save_chart(fig, path)
 
 
 def grouped_rates_chart(
@@ -595,15 +595,15 @@ def grouped_rates_chart(
     """
     m = len(series)
     palette = list(colors) if colors else list(COLORS)
-    labels = [_wrap(s[0], 32) for s in series]
-    legend_w = _text_width(labels + [f"fair share {pct(fair or 0)}"], 8.5) + 0.6
-    groups = [_wrap(g, 16) for g in groups]
+    labels = [wrap_label(s[0], 32) for s in series]
+    legend_w = text_width(labels + [f"fair share {pct(fair or 0)}"], 8.5) + 0.6
+    groups = [wrap_label(g, 16) for g in groups]
     width = min(12.5, max(7.0, 0.45 * m * len(groups) + 3.5)) + legend_w
-    title = _wrap(title, int(9 * (width - legend_w)))
+    title = wrap_label(title, int(9 * (width - legend_w)))
     extra = TITLE_IN * title.count("\n")
-    fig = _figure(width, 4.6 + extra + LINE_IN * (_lines(groups) - 1))
-    (ax,) = _grid(fig, left=1.15, right=0.2 + legend_w, top=0.5 + extra,
-                  bottom=0.5 + LINE_IN * _lines(groups))
+    fig = new_figure(width, 4.6 + extra + LINE_IN * (label_lines(groups) - 1))
+    (ax,) = axes_grid(fig, left=1.15, right=0.2 + legend_w, top=0.5 + extra,
+                  bottom=0.5 + LINE_IN * label_lines(groups))
     spread = min(0.8, 0.14 * m)
     offsets = np.linspace(-spread / 2, spread / 2, m) if m > 1 else np.zeros(1)
     lows_all, highs_all = [], []
@@ -630,11 +630,11 @@ def grouped_rates_chart(
     _percent_axis(ax)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(_ylabel_rate(ylabel))
-    _title(ax, title, fontsize=TITLE_SIZE, fontweight="bold")
+    chart_title(ax, title, fontsize=TITLE_SIZE, fontweight="bold")
     ax.legend(fontsize=8.5, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
-    _style(ax)
+    style_axes(ax)
     ax.grid(False, axis="x")
-    return _save(fig, path)
+    return save_chart(fig, path)
 
 
 def draws_chart(
@@ -648,14 +648,14 @@ def draws_chart(
     title: str,
 ) -> Path:
     """Cards drawn per round by cause (bars, intervals when known) and their total's histogram."""
-    causes = [_wrap(c, 22) for c in causes]
+    causes = [wrap_label(c, 22) for c in causes]
     rows_h = sum(c.count("\n") + 1 for c in causes)
-    note = _wrap(note, 150) if note else ""
+    note = wrap_label(note, 150) if note else ""
     note_h = LINE_IN * (note.count("\n") + 1) + 0.05 if note else 0.0
-    title = _wrap(title, 110)
+    title = wrap_label(title, 110)
     extra = TITLE_IN * title.count("\n")
-    fig = _figure(11.0, max(4.4, 0.22 * rows_h + 2.0) + note_h + extra)
-    ax_b, ax_h = _grid(fig, 2, left=1.75, right=0.2, top=0.75 + extra, bottom=0.6 + note_h,
+    fig = new_figure(11.0, max(4.4, 0.22 * rows_h + 2.0) + note_h + extra)
+    ax_b, ax_h = axes_grid(fig, 2, left=1.75, right=0.2, top=0.75 + extra, bottom=0.6 + note_h,
                        wspace=1.0, width_ratios=[1.0, 1.1])
     y = np.arange(len(causes))[::-1]
     means_a = np.asarray(means, dtype=float)
@@ -672,8 +672,8 @@ def draws_chart(
     ax_b.set_ylim(-0.6, len(causes) - 0.4)
     ax_b.set_xlabel("cards drawn per round (mean" + (", 95% CI)" if ok.any() else ")"))
     ax_b.set_xlim(0, max(means_a.max(initial=0) * 1.25, 0.1))
-    _title(ax_b, "Why cards are drawn")
-    _style(ax_b)
+    chart_title(ax_b, "Why cards are drawn")
+    style_axes(ax_b)
     ax_b.grid(False, axis="y")
     h = np.asarray(drawn_hist, dtype=np.int64)
     if h.sum():
@@ -689,12 +689,12 @@ def draws_chart(
                         (f" (bins of {width})" if width > 1 else ""))
     ax_h.set_ylabel("share of rounds")
     _percent_axis(ax_h)
-    _title(ax_h, "Total cards drawn per round")
-    _style(ax_h)
+    chart_title(ax_h, "Total cards drawn per round")
+    style_axes(ax_h)
     _suptitle(fig, title)
     if note:
         _footnote(fig, note)
-    return _save(fig, path)
+    return save_chart(fig, path)
 
 
 def stacked_bars_chart(
@@ -709,18 +709,18 @@ def stacked_bars_chart(
     Parts are greys with hatches (:data:`PART_STYLES`), never a config's
     colour; all-zero parts are left out of the bars and the legend.
     """
-    labels = [_wrap(lab, 28) for lab in labels]
+    labels = [wrap_label(lab, 28) for lab in labels]
     shown = [(name, np.asarray(vals, dtype=float)) for name, vals in parts
              if np.asarray(vals, dtype=float).any()]
-    names = [_wrap(name, 34) for name, _ in shown]
-    legend_w = _text_width(names, 8.5) + 0.7
-    label_w = min(3.2, _text_width(labels) + 0.3)
+    names = [wrap_label(name, 34) for name, _ in shown]
+    legend_w = text_width(names, 8.5) + 0.7
+    label_w = min(3.2, text_width(labels) + 0.3)
     rows_h = sum(lab.count("\n") + 1 for lab in labels)
-    title = _wrap(title, 90)
+    title = wrap_label(title, 90)
     extra = TITLE_IN * title.count("\n")
-    fig = _figure(10.0 + legend_w,
+    fig = new_figure(10.0 + legend_w,
                   max(3.2, 0.38 * rows_h + 1.8, 0.3 * len(names) + 1.4) + extra)
-    (ax,) = _grid(fig, left=label_w, right=0.2 + legend_w, top=0.5 + extra, bottom=0.6)
+    (ax,) = axes_grid(fig, left=label_w, right=0.2 + legend_w, top=0.5 + extra, bottom=0.6)
     y = np.arange(len(labels))[::-1]
     left = np.zeros(len(labels))
     for j, ((_, v), name) in enumerate(zip(shown, names, strict=True)):
@@ -734,12 +734,12 @@ def stacked_bars_chart(
     ax.set_yticks(y, labels, fontsize=9)
     ax.set_xlim(0, left.max(initial=0) * 1.12 + 1e-9)
     ax.set_xlabel(xlabel)
-    _title(ax, title, fontsize=TITLE_SIZE, fontweight="bold")
+    chart_title(ax, title, fontsize=TITLE_SIZE, fontweight="bold")
     if shown:
         ax.legend(fontsize=8.5, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
-    _style(ax)
+    style_axes(ax)
     ax.grid(False, axis="y")
-    return _save(fig, path)
+    return save_chart(fig, path)
 
 
 @dataclass(frozen=True)
@@ -756,7 +756,7 @@ class Line:
 def finish_axes(ax: Any, xlabel: str, ylabel: str, percent: bool) -> None:
     """Axis labels (the y label wrapped) and the y scale: percent, or plain numbers."""
     ax.set_xlabel(xlabel)
-    ax.set_ylabel(_wrap(ylabel, 45))
+    ax.set_ylabel(wrap_label(ylabel, 45))
     if percent:
         ax.relim()
         ax.autoscale_view()
@@ -787,16 +787,16 @@ def line_chart(
     """
     palette = list(colors) if colors else list(COLORS)
     legend = len(lines) > 1 or reference is not None
-    labels = [_wrap(ln.label, 30) for ln in lines]
-    ref_label = _wrap(reference.label, 30) if reference is not None else ""
-    legend_w = (_text_width([*labels, ref_label, legend_title or ""], 8.5) + 0.6
+    labels = [wrap_label(ln.label, 30) for ln in lines]
+    ref_label = wrap_label(reference.label, 30) if reference is not None else ""
+    legend_w = (text_width([*labels, ref_label, legend_title or ""], 8.5) + 0.6
                 if legend else 0.0)
-    ticks = [_wrap(t, 14) for t in xticklabels] if xticklabels is not None else None
-    title = _wrap(title, 85)
+    ticks = [wrap_label(t, 14) for t in xticklabels] if xticklabels is not None else None
+    title = wrap_label(title, 85)
     extra = TITLE_IN * title.count("\n")
-    fig = _figure(9.5 + legend_w, 4.8 + extra + LINE_IN * (_lines(ticks or [""]) - 1))
-    (ax,) = _grid(fig, left=1.05, right=0.25 + legend_w, top=0.5 + extra,
-                  bottom=0.5 + LINE_IN * _lines(ticks or [""]))
+    fig = new_figure(9.5 + legend_w, 4.8 + extra + LINE_IN * (label_lines(ticks or [""]) - 1))
+    (ax,) = axes_grid(fig, left=1.05, right=0.25 + legend_w, top=0.5 + extra,
+                  bottom=0.5 + LINE_IN * label_lines(ticks or [""]))
     for j, (ln, label) in enumerate(zip(lines, labels, strict=True)):
         c = palette[j % len(palette)]
         x = np.asarray(ln.x, dtype=float)
@@ -816,12 +816,12 @@ def line_chart(
         ax.set_xticks(xs)
     else:
         ax.xaxis.set_major_locator(MaxNLocator(10))
-    _title(ax, title, fontsize=TITLE_SIZE, fontweight="bold")
+    chart_title(ax, title, fontsize=TITLE_SIZE, fontweight="bold")
     if legend:
         ax.legend(fontsize=8.5, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5),
                   title=legend_title, title_fontsize=8.5)
-    _style(ax)
-    return _save(fig, path)
+    style_axes(ax)
+    return save_chart(fig, path)
 
 
 _FOREST_LEGEND = "filled: the 95% interval excludes no change; hollow: it includes it"
@@ -839,7 +839,7 @@ def forest_chart(
 ) -> Path:
     """`forest_figure` saved as a PNG at ``path``, its filled markers recorded in it."""
     fills = _fills(panels, filled)
-    return _save(forest_figure(labels, panels, title, colors, fills, legend), path,
+    return save_chart(forest_figure(labels, panels, title, colors, fills, legend), path,
                  markers_text(fills))
 
 
@@ -870,14 +870,14 @@ def forest_figure(
     the colour that config has in the page's other charts).
     """
     palette = list(colors) if colors else list(COLORS[1:]) + [COLORS[0]]
-    labels = [_wrap(lab, 28) for lab in labels]
-    label_w = min(3.2, _text_width(labels) + 0.3)
+    labels = [wrap_label(lab, 28) for lab in labels]
+    label_w = min(3.2, text_width(labels) + 0.3)
     rows_h = sum(lab.count("\n") + 1 for lab in labels)
     k = len(panels)
-    title = _wrap(title, int(9 * (5.0 * k + label_w)))
+    title = wrap_label(title, int(9 * (5.0 * k + label_w)))
     extra = TITLE_IN * title.count("\n")
-    fig = _figure(5.0 * k + label_w, max(2.8, 0.3 * rows_h + 0.2 * len(labels) + 1.9) + extra)
-    axes = _grid(fig, k, left=label_w, right=0.3, top=0.55 + extra, bottom=0.85, wspace=0.35,
+    fig = new_figure(5.0 * k + label_w, max(2.8, 0.3 * rows_h + 0.2 * len(labels) + 1.9) + extra)
+    axes = axes_grid(fig, k, left=label_w, right=0.3, top=0.55 + extra, bottom=0.85, wspace=0.35,
                  sharey=True)
     y = np.arange(len(labels))[::-1]
     fills = _fills(panels, filled)
@@ -897,8 +897,8 @@ def forest_figure(
         span = np.nanmax(np.abs(np.concatenate([lo, hi, [1e-9]])))
         ax.set_xlim(min(-0.1 * span, np.nanmin(lo) - 0.1 * span),
                     max(0.1 * span, np.nanmax(hi) + 0.3 * span))
-        ax.set_xlabel(_wrap(xlabel, 60))
-        _style(ax)
+        ax.set_xlabel(wrap_label(xlabel, 60))
+        style_axes(ax)
         ax.grid(False, axis="y")
     axes[0].set_yticks(y, labels, fontsize=9)
     for ax in axes[1:]:

@@ -23,16 +23,16 @@ from unosim.report.charts import (
     FAIR_COLOR,
     LINE_IN,
     TITLE_SIZE,
-    _figure,
-    _grid,
-    _lines,
-    _save,
-    _style,
-    _text_width,
-    _title,
-    _wrap,
+    axes_grid,
+    chart_title,
     finish_axes,
+    label_lines,
     markers_text,
+    new_figure,
+    save_chart,
+    style_axes,
+    text_width,
+    wrap_label,
 )
 
 __all__ = ["Dots", "Fit", "dots_chart", "dots_figure"]
@@ -66,7 +66,7 @@ def dots_chart(series: Sequence[Dots], path: str | Path, title: str, xlabel: str
     """`dots_figure` saved as a PNG at ``path``, the fills drawn recorded in it
     (``options``: the keyword arguments of `_dots`)."""
     fig, drawn = _dots(series, title, xlabel, ylabel, **options)
-    return _save(fig, path, markers_text(drawn))
+    return save_chart(fig, path, markers_text(drawn))
 
 
 def dots_figure(series: Sequence[Dots], title: str, xlabel: str, ylabel: str,
@@ -102,15 +102,15 @@ def _dots(
     (`unosim.report.charts.png_markers`).
     """
     categorical = xticklabels is not None
-    labels = [_wrap(s.label, 30) for s in series]
+    labels = [wrap_label(s.label, 30) for s in series]
     legend = len(series) > 1 or bool(reference_label)
-    legend_w = (_text_width([*labels, reference_label, legend_title or ""], 8.5) + 0.6
+    legend_w = (text_width([*labels, reference_label, legend_title or ""], 8.5) + 0.6
                 if legend else 0.0)
-    ticks = [_wrap(t, 14) for t in xticklabels] if xticklabels is not None else None
+    ticks = [wrap_label(t, 14) for t in xticklabels] if xticklabels is not None else None
     note = 0.3 if footnote else 0.0
-    fig = _figure(9.5 + legend_w, 4.8 + note + LINE_IN * (_lines(ticks or [""]) - 1))
-    (ax,) = _grid(fig, left=1.05, right=0.25 + legend_w, top=0.5,
-                  bottom=0.5 + note + LINE_IN * _lines(ticks or [""]))
+    fig = new_figure(9.5 + legend_w, 4.8 + note + LINE_IN * (label_lines(ticks or [""]) - 1))
+    (ax,) = axes_grid(fig, left=1.05, right=0.25 + legend_w, top=0.5,
+                  bottom=0.5 + note + LINE_IN * label_lines(ticks or [""]))
     xs_all = sorted({float(v) for s in series for v in s.x})
     step = min(np.diff(xs_all), default=1.0) if len(xs_all) > 1 else 1.0
     spread = (0.5 if categorical else 0.25) * step
@@ -155,15 +155,15 @@ def _dots(
         ax.set_xlim(-0.6, len(ticks) - 0.4)
     elif xs_all and all(v.is_integer() for v in xs_all) and len(xs_all) <= 20:
         ax.set_xticks(xs_all)
-    _title(ax, _wrap(title, 85), fontsize=TITLE_SIZE, fontweight="bold")
+    chart_title(ax, wrap_label(title, 85), fontsize=TITLE_SIZE, fontweight="bold")
     if legend:
         ax.legend(fontsize=8.5, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5),
                   title=legend_title, title_fontsize=8.5)
-    _style(ax)
+    style_axes(ax)
     if categorical:
         ax.grid(False, axis="x")
     if footnote:
         h = fig.get_size_inches()[1]
-        fig.text(0.5, 0.06 / h, _wrap(footnote, 140), ha="center", va="bottom", fontsize=8,
+        fig.text(0.5, 0.06 / h, wrap_label(footnote, 140), ha="center", va="bottom", fontsize=8,
                  color=FAIR_COLOR)
     return fig, drawn

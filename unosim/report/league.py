@@ -318,10 +318,10 @@ class LeagueSet:
         }
 
 
-def _elo(x: float) -> str:
+def format_elo(x: float) -> str:
     """Elo points signed and rounded, never "-0".
 
-    >>> _elo(-0.3), _elo(12.6)
+    >>> format_elo(-0.3), format_elo(12.6)
     ('+0', '+13')
     """
     v = round(x)
@@ -443,8 +443,8 @@ def _verdicts(lg: League, markdown: bool = True) -> list[str]:
             or _decision(lg, units[0], units[1])[3] < ALPHA else
             f"{'have' if co_top else 'has'} the highest rating, not told apart from "
             f"{unit(units[1])[0]}")
-    out = [f"{who} {lead}: {_elo(r.rating[top])} Elo (95% CI "
-           f"{_elo(r.low[top])} to {_elo(r.high[top])}); "
+    out = [f"{who} {lead}: {format_elo(r.rating[top])} Elo (95% CI "
+           f"{format_elo(r.low[top])} to {format_elo(r.high[top])}); "
            f"{'each' if co_top else 'it'} wins {pct_ci(rates[top])} of "
            f"{lg.unit} per seat it holds, against a fair {pct(fair)}."]
     for a, b in lg.identical:
@@ -460,7 +460,7 @@ def _verdicts(lg: League, markdown: bool = True) -> list[str]:
                        f"to {_whole(hi)}; Holm-adjusted {_p(p)})." + _h2h_words(lg, a, b))
         else:
             out.append(f"Not decided: {na} and {nb} cannot be told apart at this sample "
-                       f"({_elo(d)} Elo, 95% CI {_elo(lo)} to {_elo(hi)}; Holm-adjusted "
+                       f"({format_elo(d)} Elo, 95% CI {format_elo(lo)} to {format_elo(hi)}; Holm-adjusted "
                        f"{_p(p)}): run more games." + _h2h_words(lg, a, b))
     s = lg.spread()
     if len(units) > 1:
@@ -543,7 +543,7 @@ def _league_section(doc: Doc, lg: League, out: Path, stem: str, sub: bool) -> li
                f"{pct(1 / lg.players)})", "Seat-games"],
               [[names[i] + "".join(f" (identical to {names[j]} in these games)"
                                    for j in range(len(names)) if j != i and lg.tied(i, j)),
-                f"{_elo(r.rating[i])} ({_elo(r.low[i])} to {_elo(r.high[i])})",
+                f"{format_elo(r.rating[i])} ({format_elo(r.low[i])} to {format_elo(r.high[i])})",
                 pct_ci(rates[i]), f"{rates[i].n:,}"] for i in r.order()])
     pngs = [league_charts.rating_chart(
         names, [(lg.rule or "rating", r.rating, r.low, r.high)], out / f"{stem}_ratings.png",
@@ -579,8 +579,8 @@ def _movement(doc: Doc, ls: LeagueSet, out: Path, stem: str) -> list[Path]:
         s, e = lg.spread(), lg.edge()
         row = [lg.rule]
         for i in range(len(ls.names)):
-            row.append(f"{_elo(lg.ratings.rating[i])} ({_elo(lg.ratings.low[i])} to "
-                       f"{_elo(lg.ratings.high[i])})")
+            row.append(f"{format_elo(lg.ratings.rating[i])} ({format_elo(lg.ratings.low[i])} to "
+                       f"{format_elo(lg.ratings.high[i])})")
         row.append(f"{s[0]:.0f} ({s[1]:.0f} to {s[2]:.0f})")
         row.append("—" if e is None else f"{100 * e[0]:+.1f} ({100 * e[1]:+.1f} to "
                    f"{100 * e[2]:+.1f}) points")
@@ -602,7 +602,7 @@ def _rating_rows(lg: League) -> list[list[str]]:
     """Policy, rating (95% CI) and win rate per seat, strongest first."""
     r, rates = lg.ratings, lg.win_rates()
     return [[lg.names[i],
-             f"{_elo(r.rating[i])} Elo (95% CI {_elo(r.low[i])} to {_elo(r.high[i])})",
+             f"{format_elo(r.rating[i])} Elo (95% CI {format_elo(r.low[i])} to {format_elo(r.high[i])})",
              pct_ci(rates[i])] for i in r.order()]
 
 

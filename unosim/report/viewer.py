@@ -149,12 +149,13 @@ def _step(e: dict[str, Any], tb: Table, colors: dict[str, str],
 
 
 def viewer_data(events: Sequence[dict[str, Any]], title: str | None = None,
-                seat: int | None = None) -> dict[str, Any]:
+                seat: int | None = None, actions: Sequence[int] | None = None
+                ) -> dict[str, Any]:
     """What the page shows: one step per event (the table after it, the event in words).
 
     Raises `unosim.engine.replay.TraceReplayError` when the engine cannot follow
     the trace."""
-    tables, complete = replay(events)
+    tables, complete = replay(events, actions)
     deal = events[0]
     rules = deal.get("rules", {})
     colors = _color_words(str(deal.get("edition", "")))
@@ -211,14 +212,17 @@ def viewer_html(data: dict[str, Any]) -> str:
 
 
 def write_viewer(events: Sequence[dict[str, Any]], path: str | Path, *,
-                 title: str | None = None, seat: int | None = None) -> Path:
+                 title: str | None = None, seat: int | None = None,
+                 actions: Sequence[int] | None = None) -> Path:
     """Write the viewer of the trace ``events`` (a round or a match) to ``path``.
 
     ``seat`` opens the page from that seat's view (the others' cards face down);
-    the page can switch views. Raises `TraceReplayError` (a `ValueError`) when
-    the trace cannot be followed."""
+    the page can switch views. ``actions``: the game's own actions, when it was
+    just played (`unosim.engine.replay.replay` then follows it much faster).
+    Raises `TraceReplayError` (a `ValueError`) when the trace cannot be followed."""
     out = Path(path)  # a FIFO or a device is written as a stream, never replaced
-    write_output(out, viewer_html(viewer_data(events, title=title, seat=seat)))
+    write_output(out, viewer_html(viewer_data(events, title=title, seat=seat,
+                                              actions=actions)))
     return out
 
 
@@ -304,7 +308,7 @@ def write_examples(cc: Any, seed: int, games: range, out_dir: str | Path,
     """Pick `pick_examples` of ``games`` and write a viewer for each into ``out_dir``
     (``PREFIXNAME-G.html``); what each is: its game number and page, for a report to
     link. One page serves a game that is two examples."""
-    from unosim.engine.game import play_game
+    from unosim.engine.game import traced_game
 
     picks = pick_examples(cc, seed, games)
     Path(out_dir).mkdir(parents=True, exist_ok=True)
@@ -312,7 +316,8 @@ def write_examples(cc: Any, seed: int, games: range, out_dir: str | Path,
     for what, g in picks.items():
         path = Path(out_dir) / f"{prefix}{name}-{g}.html"
         if all(p != path for _, p in out.values()):
-            write_viewer(play_game(cc, seed, g), path,
+            r = traced_game(cc, seed, g)
+            write_viewer(r.events(), path, actions=r.history,
                          title=f"{name}, seed {seed}, game {g}: {EXAMPLE_TITLES[what]}")
         out[what] = (g, path)
     return out
@@ -346,7 +351,7 @@ def same_game_section(doc: Any, entries: Sequence[tuple[str, Any, int]], games: 
     viewer page in
     ``out/STEM-game/``; the written files. Plug-in seats and traces the viewer cannot
     follow are a note in the table, never an error."""
-    from unosim.engine.game import play_game
+    from unosim.engine.game import traced_game
     from unosim.engine.plugins import plugin_seats
     from unosim.engine.replay import TraceReplayError
     from unosim.engine.state import compile_config
@@ -382,7 +387,8 @@ def same_game_section(doc: Any, entries: Sequence[tuple[str, Any, int]], games: 
         page = folder / f"{stem_i}-game{game}.html"
         try:
             command, config = play_command(cfg, folder / f"{stem_i}.yaml")
-            write_viewer(play_game(compile_config(cfg), seed, game), page,
+            r = traced_game(compile_config(cfg), seed, game)
+            write_viewer(r.events(), page, actions=r.history,
                          title=f"{label}, seed {seed}, game {game}")
         except (TraceReplayError, ValueError) as exc:
             rows.append([label, f"not shown: {exc}", ""])
