@@ -94,12 +94,13 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
                 total += h[card(cc, tr)]
     # the wilds: the unconditioned ones (C.wo[:C.wfree]), then the conditioned
     # ones (WD4) if they are legal; most hands hold none (the wild suit's count)
+    # (a fixed trip count, masked: the loop unrolls into three loads, no branch)
     wo = C.wo
     nw = 0
     if h[H_SUIT + NCOLORS] > 0:
         nw = NWILD if held_color == 0 and not wilds_block(C, h) else C.wfree
-        for i in range(nw):
-            total += h[wo[i]]
+        for i in range(NWILD):
+            total += h[wo[i]] * (i < nw)
     if total == 0:
         return -1
     x = rng_int(rng, total)
