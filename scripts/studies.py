@@ -558,11 +558,17 @@ def _yardstick_head(yard: list[Step], called: dict[str, list[str]], skill: bool)
     return head + "**"
 
 
+# The three-valued rulings enter as their official value against the commonest table
+# variant: identical-card jump-in, and playing any card after a draw.
+THREE_VALUED = ("house_rules.jump_in=false/true", "house_rules.draw_then_play=drawn/any")
+
+
 def rulings_factors() -> str:
-    """Every two-valued ruling declared in the rules (``mode`` is a format, not a ruling)."""
+    """Every two-valued ruling declared in the rules (``mode`` is a format, not a ruling),
+    and the three-valued ones as two of their values."""
     from unosim.rules.settings import two_valued
 
-    return ",".join(k for k in two_valued() if k != "mode")
+    return ",".join([*(k for k in two_valued() if k != "mode"), *THREE_VALUED])
 
 
 def _skill_words(result: dict[str, Any]) -> str:
@@ -642,11 +648,11 @@ def studies() -> dict[str, Study]:
             "interact?",
             [Step(f"rulings/{p}", ["screen", "classic", "--set", "players=4", "--set",
                                    f"policy={p}", "--factors", rulings_factors(),
-                                   "--resolution", "5"], 20_000, f"{p} players")
+                                   "--resolution", "4"], 20_000, f"{p} players")
              for p in ("random", "strategic")]
             + [Step("rulings/skill", ["screen", "classic", "--set",
                                       "seats=[strategic, random, random, random]", "--factors",
-                                      rulings_factors(), "--resolution", "5"], 20_000,
+                                      rulings_factors(), "--resolution", "4"], 20_000,
                     "one strategic seat among random seats")], rulings_answer),
         "yardstick": Study(
             "How strong is a search player, and how much skill does each rule set leave "

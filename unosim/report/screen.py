@@ -106,8 +106,8 @@ def parse_factors(spec: str | Sequence[str]) -> list[Factor]:
     switch, or a choice of two. ``KEY=A/B`` picks two values of any setting
     (``draw_then_play=drawn/any``).
 
-    >>> [(f.key, f.low, f.high) for f in parse_factors("jump_in,mode")]
-    [('house_rules.jump_in', False, True), ('mode', 'round', 'match')]
+    >>> [(f.key, f.low, f.high) for f in parse_factors("seven_o,mode,jump_in=false/true")]
+    [('house_rules.seven_o', False, True), ('mode', 'round', 'match'), ('house_rules.jump_in', False, True)]
     """
     import yaml
 
