@@ -558,9 +558,9 @@ def _yardstick_head(yard: list[Step], called: dict[str, list[str]], skill: bool)
     return head + "**"
 
 
-# The three-valued rulings enter as their official value against the commonest table
-# variant: identical-card jump-in, and playing any card after a draw.
-THREE_VALUED = ("house_rules.jump_in=false/true", "house_rules.draw_then_play=drawn/any")
+# A three-valued ruling enters as its official value against the commonest table variant
+# (playing any card after a draw); jump-in screens as off against identical-card jump-in.
+THREE_VALUED = ("house_rules.draw_then_play=drawn/any",)
 
 
 def rulings_factors() -> str:

@@ -113,7 +113,8 @@ class Proc:
         # VmHWM instead (`peak`).
         self.baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
         self.sampled = 0
-        if self.baseline >= MAX_RSS:
+        self.sampling = self.baseline >= MAX_RSS
+        if self.sampling:
             threading.Thread(target=self._sample, daemon=True).start()
 
     def _sample(self) -> None:
@@ -129,7 +130,7 @@ class Proc:
 
     def peak(self, ru_maxrss: int) -> int:
         """The command's peak memory: wait4's, unless it can be the carried figure."""
-        return ru_maxrss if ru_maxrss > self.baseline else self.sampled
+        return self.sampled if self.sampling and ru_maxrss <= self.baseline else ru_maxrss
 
     def _read(self, name: str, pipe: object) -> None:
         self._out[name] = pipe.read()  # type: ignore[attr-defined]

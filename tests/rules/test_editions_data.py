@@ -33,7 +33,7 @@ from unosim.rules.yamlio import EDITIONS_DIR
 CLASSIC = (Path(EDITIONS_DIR) / "classic.yaml").read_text()
 # docs/editions.md's example: classic whose Skips skip everyone (30 points),
 # with eight Wild Draw Fours
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "editions"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "editions"
 USER_EDITION = (EXAMPLES / "skip_everyone.yaml").read_text()
 
 

@@ -368,7 +368,7 @@ RULINGS = [
     [ANY], [NONE], [FORCED], [FREE_WD4], [NO_CHALLENGE], [DEFLECT], [NO_ACTION_FINISH], [MULTI],
     [SAME_NUMBER], [SEVEN_O, SWAP_NEXT], [SEVEN_O, PASS_LEFT], [LAST_NO_DRAW],
 ]
-CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 POLICIES = ["random", "greedy", "cautious", "defender", "strategic"]
 
 

@@ -69,7 +69,9 @@ def test_effect_is_the_paired_t_interval_of_the_per_game_contrast():
 
 
 def test_factors_are_the_declared_two_valued_settings():
-    assert set(house_rule_switches()) <= set(two_valued())
+    # every switch is a factor; a ruling of three choices (draw_then_play) takes KEY=A/B
+    assert set(house_rule_switches()) - {"house_rules.draw_then_play"} <= set(two_valued())
+    assert "house_rules.draw_then_play" not in two_valued()
     fs = parse_factors("jump_in,house_rules.seven_o,players=4/6")
     assert [(f.key, f.low, f.high) for f in fs] == [
         ("house_rules.jump_in", False, True), ("house_rules.seven_o", False, True),

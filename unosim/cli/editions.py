@@ -42,11 +42,18 @@ def editions_table() -> str:
 
 
 def editions_json() -> list[dict[str, Any]]:
-    """Each shipped edition as its validated data, with its name and deck size."""
+    """Each shipped edition as its validated data, with its name and deck size
+    (``cards``: the edition file's list of card kinds is given as ``kinds``)."""
     from unosim.rules.editions import deck_counts, list_editions, load_edition
 
-    return [{"name": name, "cards": int(deck_counts(ed).sum()), **ed.model_dump(mode="json")}
-            for name in list_editions() for ed in [load_edition(name)]]
+    out = []
+    for name in list_editions():
+        ed = load_edition(name)
+        data = ed.model_dump(mode="json")
+        kinds = data.pop("cards", None)
+        out.append({"name": name, "cards": int(deck_counts(ed).sum()), **data,
+                    **({"kinds": kinds} if kinds is not None else {})})
+    return out
 
 
 @click.command("editions", cls=Command)

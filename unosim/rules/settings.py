@@ -302,16 +302,21 @@ def describe_difference(base: GameConfig, cfg: GameConfig) -> list[str]:
 def two_values(key: str) -> tuple[object, object] | None:
     """The two values a setting takes, when its declaration allows exactly two.
 
-    A switch (``bool``) is ``(False, True)``; a ``Literal`` of two choices
-    gives them in declared order; anything else (numbers, lists, three or more
-    choices) is None. ``unosim screen`` takes its factors from here, so a
-    ruling declared as a switch is a factor with no list to update.
+    A switch (``bool``) is ``(False, True)``, and so is a switch with further
+    choices beside on (``jump_in``: ``same_number``), screened as off against the
+    official on; a ``Literal`` of two choices gives them in declared order;
+    anything else (numbers, lists, three or more choices) is None. ``unosim
+    screen`` takes its factors from here, so a ruling declared as a switch is a
+    factor with no list to update.
 
     >>> two_values("house_rules.jump_in"), two_values("mode"), two_values("players")
     ((False, True), ('round', 'match'), None)
+    >>> two_values("house_rules.draw_then_play") is None
+    True
     """
     annotation = _field(key).annotation
-    if annotation is bool:
+    args = get_args(annotation)
+    if annotation is bool or (get_origin(annotation) in (Union, UnionType) and bool in args):
         return (False, True)
     if get_origin(annotation) is Literal and len(get_args(annotation)) == 2:
         a, b = get_args(annotation)

@@ -13,6 +13,7 @@ import os
 import queue
 import re
 import signal
+import sys
 import threading
 import warnings
 from collections.abc import Callable, Generator, Iterator, Sequence
@@ -267,6 +268,25 @@ def _one_line(exc: BaseException) -> str:
     return (" ".join(str(exc).split()) or type(exc).__name__)[:200]
 
 
+def _quiet_client_teardown() -> None:
+    """A dask client collected after its event loop closed (on a busy machine, when
+    a run stops on an error) says so with a traceback from ``__del__``: the run has
+    already ended and said why, so that one is dropped; any other is printed."""
+    previous = sys.unraisablehook
+    if getattr(previous, "unosim_dask", False):
+        return
+
+    def hook(u: Any) -> None:
+        obj = getattr(u, "object", None)
+        if (isinstance(u.exc_value, RuntimeError) and "IOLoop is closed" in str(u.exc_value)
+                and getattr(obj, "__qualname__", "") == "Client.__del__"):
+            return
+        previous(u)
+
+    hook.unosim_dask = True  # type: ignore[attr-defined]
+    sys.unraisablehook = hook
+
+
 @contextlib.contextmanager
 def _dask(scheduler: str | None, jobs: int | None) -> Iterator[int]:
     """A joblib dask backend on ``scheduler`` or a LocalCluster; yields n_jobs."""
@@ -278,6 +298,7 @@ def _dask(scheduler: str | None, jobs: int | None) -> Iterator[int]:
                            "pip install 'unosim[dask]'") from None
     for name in ("distributed", "tornado", "asyncio"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
+    _quiet_client_teardown()
     cluster = None
     try:
         if scheduler:
