@@ -160,6 +160,7 @@ def check_trace(
     *,
     allow_bluffs: bool = False,
     policies: Policies = None,
+    agents: bool = False,
 ) -> CheckResult:
     """Replay ``events`` and report every rule or format violation.
 
@@ -172,8 +173,11 @@ def check_trace(
     play a legal drawn card, always jump in, never challenge or bluff.
     Behaviour rates of 0 or 1 in ``rules.behaviour`` (when the trace has them)
     are enforced as "never" / "always".
+    ``agents``: the seats were played by outside agents (the learning
+    environments), which may decline a jump-in the behaviour rates would take:
+    a later seat in turn order may then jump in.
     """
-    return _Replay(list(events), allow_bluffs, policies).run()
+    return _Replay(list(events), allow_bluffs, policies, agents).run()
 
 
 def assert_valid_trace(
@@ -181,11 +185,12 @@ def assert_valid_trace(
     *,
     allow_bluffs: bool = False,
     policies: Policies = None,
+    agents: bool = False,
 ) -> CheckResult:
     """Raise AssertionError listing the first violations, if any."""
     if isinstance(events, str | Path):
         events = load_jsonl(events)
-    res = check_trace(events, allow_bluffs=allow_bluffs, policies=policies)
+    res = check_trace(events, allow_bluffs=allow_bluffs, policies=policies, agents=agents)
     if res.violations:
         head = "\n  ".join(res.violations[:10])
         more = len(res.violations) - 10
@@ -347,7 +352,8 @@ def _inserted(new: list[str], old: list[str], card: str) -> bool:
 
 class _Replay:
     def __init__(
-        self, events: list[dict[str, Any]], allow_bluffs: bool, policies: Policies
+        self, events: list[dict[str, Any]], allow_bluffs: bool, policies: Policies,
+        agents: bool = False,
     ) -> None:
         self.policies = policies
         self.ev = events
@@ -355,6 +361,7 @@ class _Replay:
         self.slipped = False  # the turn just started began with a Don't Talk slip
         self.cur = 0  # index of the event being judged
         self.allow_bluffs = allow_bluffs
+        self.agents = agents
         self.res = CheckResult()
         self.rnd: Any = "?"
         self.game: _Game | None = None
@@ -1280,7 +1287,7 @@ class _Replay:
                     self.abort(f"seat {p} jumps in on its own card or is not in the round")
                 if self.hands[p][card] <= 0:
                     self.abort(f"seat {p} jumps in with {card}, which it does not hold")
-                if p != first:
+                if p != first and not self.agents:
                     self.bad(
                         f"seat {p} jumps in, but seat {first} comes first in turn order "
                         f"holding {top}"

@@ -101,7 +101,7 @@ def test_aec_random_actions_replay(config):
             obs, _, term, trunc, _ = env.last()
             env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
         table = env.unwrapped.table
-        assert_valid_trace(table.events, allow_bluffs=True)
+        assert_valid_trace(table.events, allow_bluffs=True, agents=True)
         assert table.done
 
 
@@ -150,7 +150,7 @@ def test_single_env_random_actions_replay(config):
         obs, rew, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(masks))))
         done = term or trunc
     assert "illegal" not in info
-    assert_valid_trace(env.table.events, allow_bluffs=True)
+    assert_valid_trace(env.table.events, allow_bluffs=True, agents=True)
 
 
 def test_single_env_plugin_opponent_and_illegal_action():
@@ -165,7 +165,7 @@ def test_single_env_plugin_opponent_and_illegal_action():
     while not (term or trunc):
         obs, rew, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
     assert rew in (-1.0, 1.0) and env.table.winners
-    assert_valid_trace(env.table.events, allow_bluffs=True)
+    assert_valid_trace(env.table.events, allow_bluffs=True, agents=True)
 
 
 def test_wrappers_keep_action_masks():
@@ -195,7 +195,7 @@ def test_openspiel_random_actions_replay():
         state.apply_action(0)
         while not state.is_terminal():
             state.apply_action(int(rng.choice(state.legal_actions())))
-        assert_valid_trace(state.table.events, allow_bluffs=True)
+        assert_valid_trace(state.table.events, allow_bluffs=True, agents=True)
         ret = state.returns()
         assert sorted(ret)[-1] == 1.0 or ret == [0.0] * len(ret)
 
@@ -277,3 +277,44 @@ def test_mask_is_the_engines_legal_actions():
             legal = t.round.legal_actions()
             assert np.flatnonzero(t.mask(t.current)).tolist() == legal
             t.step(int(rng.choice(legal)))
+
+
+# --- the rulings (docs/rules.md section 12) -------------------------------------------------------
+RULINGS = {
+    "drop_deflect_same_number": ["house_rules.deflect=true", "house_rules.multiple_play=true",
+                                 "house_rules.jump_in=same_number",
+                                 "house_rules.draw_then_play=any",
+                                 "house_rules.stacking.draw_two_on_draw_two=true"],
+    "forced_no_action_finish": ["house_rules.forced_play=true",
+                                "house_rules.no_action_finish=true",
+                                "house_rules.seven_o=true", "house_rules.seven_o_swap=next",
+                                "house_rules.seven_o_pass=left",
+                                "house_rules.last_card_draws=false"],
+    "unrestricted_no_challenge": ["house_rules.wd4_unrestricted=true",
+                                  "house_rules.challenge=false",
+                                  "house_rules.draw_then_play=none"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(RULINGS))
+def test_rulings_through_the_envs_replay(name):
+    """Random actions under the rulings, through the AEC and the single env, give traces
+    the replay checker accepts (the rulings' own decisions are the kernel's actions)."""
+    sets = RULINGS[name]
+    env = aec("classic", sets)
+    rng = np.random.default_rng(7)
+    for seed in (1, 2, 3):
+        env.reset(seed=seed)
+        for _agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        assert_valid_trace(env.unwrapped.table.events, allow_bluffs=True, agents=True)
+    single = UnoEnv("classic", sets, opponents=["strategic", "defender", "random"], seat=3,
+                    trace=True)
+    obs, info = single.reset(seed=5)
+    done = False
+    while not done:
+        obs, _, term, trunc, info = single.step(int(rng.choice(np.flatnonzero(single.action_masks()))))
+        done = term or trunc
+    assert "illegal" not in info
+    assert_valid_trace(single.table.events, allow_bluffs=True, agents=True)
