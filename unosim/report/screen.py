@@ -50,7 +50,13 @@ from unosim.report.verdicts import (
     short_verdict,
     stopping_text,
 )
-from unosim.rules.settings import setting_label, setting_phrase, two_valued, two_values
+from unosim.rules.settings import (
+    can_act,
+    setting_label,
+    setting_phrase,
+    two_valued,
+    two_values,
+)
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -477,7 +483,13 @@ def answer_sentences(screen: Screen) -> list[str]:
     key = "turns_mean"
     es, vs = screen.effects[key], screen.verdicts[key]
     order = screen.ranked(key)
-    mains = [j for j in order if screen.terms[j].order == 1 and vs[j].word in ESTABLISHED]
+    # a factor that cannot act at this table (two-player Reverse with more players) has
+    # no effect of its own: in a fraction its column measures only what is aliased with it
+    moot = [j for j in order if screen.terms[j].order == 1
+            and not can_act(screen.factors[term_factors(screen.terms[j].term)[0]].key,
+                            screen.players)]
+    mains = [j for j in order if screen.terms[j].order == 1 and vs[j].word in ESTABLISHED
+             and j not in moot]
     inter = [j for j in order if screen.terms[j].order == 2 and vs[j].word in ESTABLISHED]
     zero = [j for j in order if screen.terms[j].order == 1 and vs[j].word in ("same",
                                                                                 "identical")]
@@ -489,6 +501,12 @@ def answer_sentences(screen: Screen) -> list[str]:
                    f"{_join(ranked)}, in that order.")
     else:
         out.append("No factor is established to change round length at this sample size.")
+    for j in moot:
+        what = (f"its column ({_fmt_effect(es[j], key)}) measures only the three-factor "
+                "interactions aliased with it in this design"
+                if vs[j].word in ESTABLISHED else "its column shows no established change")
+        out.append(f"{screen.name(screen.terms[j].term)} cannot act at {screen.players} "
+                   f"players: {what}.")
     if inter:
         j = inter[0]
         chain = screen.chain(j)

@@ -29,6 +29,7 @@ from unosim.rules.errors import model_at
 from unosim.rules.models import HouseRules, Phrase, Stacking, source_of
 
 __all__ = [
+    "can_act",
     "Setting",
     "Switch",
     "describe_difference",
@@ -222,7 +223,7 @@ def _flat(data: Mapping[str, object], prefix: str = "") -> dict[str, object]:
     return out
 
 
-def _can_act(key: str, players: int | None) -> bool:
+def can_act(key: str, players: int | None) -> bool:
     """Two-player Reverse is moot at a bigger table (``None``: any table, as in an edition)."""
     return key != _TWO_PLAYER_REVERSE or players in (None, 2)
 
@@ -247,7 +248,7 @@ def rules_on(source: GameConfig | Edition) -> list[str]:
         setting_phrase(key, value)
         for key, value in given.items()
         if value != defaults.get(key) and not key.startswith(_STACKING)
-        and _can_act(key, players)
+        and can_act(key, players)
     ]
 
 
@@ -294,7 +295,7 @@ def describe_difference(base: GameConfig, cfg: GameConfig) -> list[str]:
     for key in rest:
         if key.startswith("behaviour.") and "edition" in changed:
             continue
-        if _can_act(key, cfg.players):
+        if can_act(key, cfg.players):
             items.append(setting_phrase(key, b[key]))
     return items
 
