@@ -17,6 +17,11 @@ from click.testing import CliRunner
 
 import unosim
 from hostile.harness import cli, error_line
+from hostile.special_files import (
+    device_node_is_written_not_replaced,
+    full_device_is_one_line_and_stays,
+    one_line_error,
+)
 from unosim.cli import main
 from unosim.rules.errors import ConfigError
 
@@ -31,14 +36,6 @@ def _invoke(*args: str, input: str | bytes | None = None):  # noqa: ANN202 - cli
     return CliRunner().invoke(main, list(args), input=input)
 
 
-def _one_line_error(res, *words: str) -> str:  # noqa: ANN001
-    assert res.exit_code == 2, res.output
-    assert "Traceback" not in res.output
-    lines = res.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("unosim: error: "), res.stderr
-    for w in words:
-        assert w in lines[0], lines[0]
-    return lines[0]
 
 
 # --- view --out: special files are written, never replaced (as play --out) -------------------
@@ -76,22 +73,13 @@ def test_view_out_symlink_to_a_fifo_keeps_both(tmp_path: Path) -> None:
 @pytest.mark.skipif(os.geteuid() != 0, reason="creating a device node needs root")
 def test_view_out_device_node_is_written_not_replaced(tmp_path: Path) -> None:
     """A private copy of /dev/null's node (char 1:3), made inside the temp dir."""
-    node = tmp_path / "null"
-    os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 3))
-    res = _view_out(node)
-    if res.exit_code != 0:  # a temp dir mounted nodev refuses to open it: still one line
-        _one_line_error(res, str(node))
-    assert stat.S_ISCHR(node.lstat().st_mode)
+    device_node_is_written_not_replaced(tmp_path, _view_out)
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="creating a device node needs root")
 def test_view_out_full_device_is_one_line_and_stays(tmp_path: Path) -> None:
     """A private copy of /dev/full's node (char 1:7): writing fails, nothing is replaced."""
-    node = tmp_path / "full"
-    os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 7))
-    _one_line_error(_view_out(node), str(node))
-    assert stat.S_ISCHR(node.lstat().st_mode)
-    assert [p.name for p in tmp_path.iterdir()] == ["full"]  # no temp file left either
+    full_device_is_one_line_and_stays(tmp_path, _view_out)
 
 
 def test_view_out_regular_file_is_still_replaced_whole(tmp_path: Path) -> None:
@@ -133,8 +121,8 @@ def test_view_malformed_event_names_its_line_as_advise_does(tmp_path: Path, line
                                                              old: str, new: str,
                                                              words: tuple[str, ...]) -> None:
     path = _tampered(tmp_path, line, old, new)
-    view = _one_line_error(_invoke("view", str(path), "--quiet"), *words)
-    advise = _one_line_error(_invoke("advise", "--trace", str(path), "--event", "2"), *words)
+    view = one_line_error(_invoke("view", str(path), "--quiet"), *words)
+    advise = one_line_error(_invoke("advise", "--trace", str(path), "--event", "2"), *words)
     assert view == advise
     assert not (tmp_path / "t.html").exists()
 
@@ -167,7 +155,7 @@ def test_out_dir_that_is_a_fifo_or_a_dangling_link_says_why(tmp_path: Path, kind
         os.mkfifo(out)
     else:
         out.symlink_to(tmp_path / "missing" / "dir")
-    line = _one_line_error(_invoke(*command, "--games", "10", "--out", str(out), "-q"),
+    line = one_line_error(_invoke(*command, "--games", "10", "--out", str(out), "-q"),
                            str(out))
     assert "File exists" not in line
     assert "not a directory" in line if kind == "fifo" else "symlink to nothing" in line
@@ -194,6 +182,6 @@ def test_view_of_a_fifo_without_out_writes_nothing_next_to_it(tmp_path: Path) ->
     """``view /dev/stdin`` would have written /dev/stdin.html; a FIFO stands in for it."""
     fifo = tmp_path / "f"
     os.mkfifo(fifo)
-    _one_line_error(_invoke("view", str(fifo)), str(fifo), "--out")
+    one_line_error(_invoke("view", str(fifo)), str(fifo), "--out")
     assert [p.name for p in tmp_path.iterdir()] == ["f"]
 

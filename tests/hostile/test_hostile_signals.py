@@ -34,6 +34,11 @@ from hostile.harness import (
     expect_ok,
     wait_for,
 )
+from hostile.special_files import (
+    device_node_is_written_not_replaced,
+    full_device_is_one_line_and_stays,
+    one_line_error,
+)
 from unosim.cli import main
 
 pytestmark = pytest.mark.slow  # CLI children signalled mid-run
@@ -80,14 +85,6 @@ def _invoke(*args: str, input: str | bytes | None = None):  # noqa: ANN202 - cli
     return CliRunner().invoke(main, list(args), input=input)
 
 
-def _one_line_error(res, *words: str) -> str:  # noqa: ANN001
-    assert res.exit_code == 2, res.output
-    assert "Traceback" not in res.output
-    lines = res.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("unosim: error: "), res.stderr
-    for w in words:
-        assert w in lines[0], lines[0]
-    return lines[0]
 
 
 # --- Ctrl-C and SIGTERM while compiled work runs in the CLI's own process ---------------------
@@ -341,22 +338,13 @@ def test_play_out_dangling_symlink_creates_its_target(tmp_path: Path) -> None:
 @pytest.mark.skipif(os.geteuid() != 0, reason="creating a device node needs root")
 def test_play_out_device_node_is_written_not_replaced(tmp_path: Path) -> None:
     """A private copy of /dev/null's node (char 1:3), made inside the temp dir."""
-    node = tmp_path / "null"
-    os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 3))
-    res = _play_out(node)
-    if res.exit_code != 0:  # a temp dir mounted nodev refuses to open it: still one line
-        _one_line_error(res, str(node))
-    assert stat.S_ISCHR(node.lstat().st_mode)
+    device_node_is_written_not_replaced(tmp_path, _play_out)
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="creating a device node needs root")
 def test_play_out_full_device_is_one_line_and_stays(tmp_path: Path) -> None:
     """A private copy of /dev/full's node (char 1:7): writing fails, nothing is replaced."""
-    node = tmp_path / "full"
-    os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 7))
-    _one_line_error(_play_out(node), str(node))
-    assert stat.S_ISCHR(node.lstat().st_mode)
-    assert [p.name for p in tmp_path.iterdir()] == ["full"]  # no temp file left either
+    full_device_is_one_line_and_stays(tmp_path, _play_out)
 
 
 def test_play_out_dev_stdout_streams(tmp_path: Path) -> None:
@@ -367,12 +355,12 @@ def test_play_out_dev_stdout_streams(tmp_path: Path) -> None:
     assert r.stdout.startswith('{"e":"deal"') and r.stdout.endswith("}\n")
 
 
-def test_play_out_empty_is_one_line_error() -> None:
-    _one_line_error(_invoke("play", "classic", "--out", ""), "--out", "empty")
+def test_play_out_empty_isone_line_error() -> None:
+    one_line_error(_invoke("play", "classic", "--out", ""), "--out", "empty")
 
 
-def test_play_out_directory_is_one_line_error(tmp_path: Path) -> None:
-    _one_line_error(_play_out(tmp_path), "directory")
+def test_play_out_directory_isone_line_error(tmp_path: Path) -> None:
+    one_line_error(_play_out(tmp_path), "directory")
 
 
 # --- advise: impossible positions and malformed traces ---------------------------------------
@@ -406,7 +394,7 @@ def test_advise_refuses_impossible_positions(tmp_path: Path, text: str,
                                              words: tuple[str, ...]) -> None:
     pos = tmp_path / "position.yaml"
     pos.write_text(text)
-    _one_line_error(_invoke("advise", str(pos), "--playouts", "10"), *words)
+    one_line_error(_invoke("advise", str(pos), "--playouts", "10"), *words)
 
 
 def test_advise_wild_top_with_its_color_is_advised(tmp_path: Path) -> None:
@@ -427,7 +415,7 @@ def test_advise_bad_options_are_one_line(tmp_path: Path, args: tuple[str, ...],
                                          words: tuple[str, ...]) -> None:
     pos = tmp_path / "position.yaml"
     pos.write_text(BASE + "top: B3\n")
-    _one_line_error(_invoke("advise", str(pos), *args), *words)
+    one_line_error(_invoke("advise", str(pos), *args), *words)
 
 
 @pytest.fixture(scope="module")
@@ -461,7 +449,7 @@ def test_advise_trace_with_eleven_wd4s_is_refused(tmp_path: Path,
     for i in swapped:
         draw[i] = "WD4"
     lines = _with_deal(trace_lines, draw=draw)
-    _one_line_error(_advise_trace(tmp_path, lines), "WD4", "deck")
+    one_line_error(_advise_trace(tmp_path, lines), "WD4", "deck")
 
 
 @pytest.mark.parametrize("change", [
@@ -473,7 +461,7 @@ def test_advise_trace_with_eleven_wd4s_is_refused(tmp_path: Path,
 ], ids=lambda c: "-".join(f"{k}={v!r}" for k, v in c.items()))
 def test_advise_trace_malformed_deal_is_one_line(tmp_path: Path, trace_lines: list[str],
                                                  change: dict[str, object]) -> None:
-    _one_line_error(_advise_trace(tmp_path, _with_deal(trace_lines, **change)), "deal")
+    one_line_error(_advise_trace(tmp_path, _with_deal(trace_lines, **change)), "deal")
 
 
 @pytest.mark.parametrize("bad", [
@@ -484,7 +472,7 @@ def test_advise_trace_malformed_deal_is_one_line(tmp_path: Path, trace_lines: li
         "5000_digit_int", "name_a_mapping"])
 def test_advise_trace_malformed_event_is_one_line(tmp_path: Path, trace_lines: list[str],
                                                   bad: str) -> None:
-    _one_line_error(_advise_trace(tmp_path, [*trace_lines[:3], bad, *trace_lines[3:]]),
+    one_line_error(_advise_trace(tmp_path, [*trace_lines[:3], bad, *trace_lines[3:]]),
                     "line 4")
 
 
@@ -492,7 +480,7 @@ def test_advise_trace_malformed_event_is_one_line(tmp_path: Path, trace_lines: l
 def test_advise_trace_deeply_nested_json_is_one_line(tmp_path: Path, trace_lines: list[str],
                                                      depth: int) -> None:
     bad = '{"e":"turn","x":' + "[" * depth + "]" * depth + "}"
-    _one_line_error(_advise_trace(tmp_path, [trace_lines[0], bad]), "nests")
+    one_line_error(_advise_trace(tmp_path, [trace_lines[0], bad]), "nests")
 
 
 def test_advise_trace_dev_zero_is_bounded(tmp_path: Path) -> None:
@@ -503,7 +491,7 @@ def test_advise_trace_dev_zero_is_bounded(tmp_path: Path) -> None:
 def test_advise_trace_line_too_long_is_bounded(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_bytes(b" " * (2**20 + 10))
-    _one_line_error(_invoke("advise", "--trace", str(path), "--event", "0"), "longer")
+    one_line_error(_invoke("advise", "--trace", str(path), "--event", "0"), "longer")
 
 
 def test_advise_trace_from_a_fifo_is_read_as_a_stream(tmp_path: Path,
