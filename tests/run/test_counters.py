@@ -115,3 +115,36 @@ def test_no_module_lists_counters_by_hand():
                 if len(named) >= 3:
                     offenders.append(f"{f.relative_to(PACKAGE)}:{n.lineno}")
     assert offenders == []
+
+
+# The records' columns before the counters were declared once (their order changed).
+OLD_HEAD = ["config", "seed", "chunk", "game", "round", "dealer", "turns", "winner_seat",
+            "winner_position", "winner_policy", "points", "cards_played", "cards_drawn"]
+OLD_TAIL = ["reshuffles", "jumps", "swaps", "challenges", "special_plays", "special_drawn",
+            "stalemate"]
+
+
+def test_a_run_with_old_record_shards_resumes_and_reads(tmp_path):
+    """A shard written in the old column order, resumed beside new ones: read by name."""
+    pd = pytest.importorskip("pandas")
+    pq = pytest.importorskip("pyarrow.parquet")
+    cfg = load_config("configs/classic.yaml")
+    fresh = tmp_path / "fresh"
+    run_simulation(cfg, games=40, seed=3, jobs=1, chunk_size=20, out=fresh, records=True,
+                   progress=False)
+    out = tmp_path / "old"
+    run_simulation(cfg, games=40, seed=3, jobs=1, chunk_size=20, out=out, records=True,
+                   progress=False)
+    old = out / "records" / "part-000000.parquet"
+    table = pq.read_table(old)
+    names = table.column_names
+    order = [*OLD_HEAD, *(c for c in names if c.startswith("drawn_")), *OLD_TAIL,
+             *(c for c in names if c.startswith("points_left"))]
+    assert sorted(order) == sorted(names)
+    pq.write_table(table.select(order), old)
+    (out / "chunks" / "chunk-000001.npz").unlink()  # interrupted before chunk 1 was kept
+    r = run_simulation(cfg, games=40, seed=3, jobs=1, chunk_size=20, out=out, records=True,
+                       resume=True, progress=False)
+    assert (r.chunks_run, r.chunks_reused) == (1, 1)
+    a, b = (pd.read_parquet(d / "records") for d in (fresh, out))
+    pd.testing.assert_frame_equal(a, b[a.columns])  # a dataset takes its first shard's order
