@@ -2,7 +2,8 @@
 
 ``pyspiel.load_game("python_unosim", {"config": "two_player"})`` after
 ``import unosim.env``. Parameters: ``config`` (a built-in name or a path),
-``set`` (``--set`` overrides separated by ``;``), ``reward`` (``win`` or
+``set`` (``--set`` overrides separated by ``;``, each ``KEY.PATH=VALUE`` or
+``KEY.PATH:VALUE``, the form the game's string keeps), ``reward`` (``win`` or
 ``points``), ``seed`` (the stream the deals come from), ``deals`` (how many
 deals the opening chance node chooses among) and ``trace`` (keep the events).
 
@@ -66,12 +67,27 @@ GAME_TYPE = pyspiel.GameType(
 )
 
 
+def _setting(text: str) -> str:
+    """One ``set`` override as ``--set`` writes it: ``KEY.PATH=VALUE``, or ``KEY.PATH:VALUE``
+    (a key never holds ":").
+
+    >>> _setting(" house_rules.jump_in:true "), _setting("seats=[a.py:Mine, random]")
+    ('house_rules.jump_in=true', 'seats=[a.py:Mine, random]')
+    """
+    text = text.strip()
+    key, colon, value = text.partition(":")
+    return f"{key}={value}" if colon and "=" not in key else text
+
+
 class UnoGame(pyspiel.Game):
     """A unosim config as an OpenSpiel game."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         p = {**_DEFAULTS, **(params or {})}
-        sets = [s.strip() for s in str(p["set"]).split(";") if s.strip()]
+        sets = [_setting(s) for s in str(p["set"]).split(";") if s.strip()]
+        # OpenSpiel's game string takes no "=" in a value: ":" writes it there, so
+        # serialize_game_and_state loads back
+        p["set"] = ";".join(s.replace("=", ":", 1) for s in sets)
         cfg = load(str(p["config"]), sets)
         self.seed, self.trace, self.reward = int(p["seed"]), bool(p["trace"]), str(p["reward"])
         self.probe = self.table(cfg)
