@@ -366,7 +366,9 @@ def test_opponents_take_a_configs_seat_specs():
     (["cautios"], r"^opponent at seat 1: expected a policy .*did you mean"),
     ([{"params": {}}], r"^opponent at seat 1: "),
     (["random", "random"], r"^opponents: a list of 1 \(one per other seat\), got 2$"),
-    ("random", r"^opponents: a list of 1"),
+    ("random", r"^opponents: a list of 1 \(one per other seat\), got str 'random'$"),
+    (5, r"^opponents: a list of 1 .*got int '5'$"),
+    ([5], r"^opponent at seat 1: expected a policy"),
 ])
 def test_bad_opponents_are_one_line_errors(opponents, message):
     for make in (lambda: UnoVectorEnv(2, config="two_player", opponents=opponents),

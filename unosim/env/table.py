@@ -85,9 +85,12 @@ def with_opponents(cfg: GameConfig, seat: int, opponents: Sequence[Any] | None
     seats: list[Any] = list(cfg.seats) if cfg.seats is not None else list(cfg.seat_policies)
     plugins: dict[int, Any] = {}
     if opponents is not None:
-        if isinstance(opponents, str | Mapping) or len(opponents) != n - 1:
-            got = 1 if isinstance(opponents, str | Mapping) else len(opponents)
-            raise ValueError(f"opponents: a list of {n - 1} (one per other seat), got {got}")
+        if isinstance(opponents, str | Mapping) or not isinstance(opponents, Sequence):
+            raise ValueError(f"opponents: a list of {n - 1} (one per other seat), got "
+                             f"{type(opponents).__name__} {str(opponents)[:60]!r}")
+        if len(opponents) != n - 1:
+            raise ValueError(f"opponents: a list of {n - 1} (one per other seat), got "
+                             f"{len(opponents)}")
         for q, op in zip([q for q in range(n) if q != seat], opponents, strict=True):
             seats[q] = op
     for q, op in enumerate(seats):
