@@ -14,7 +14,7 @@ follows from that game's stream, so a history replays to the same state.
 
 Serialization and clones keep that history, not the state: OpenSpiel pickles a
 Python state's attributes, and a state holds its table as a `Record` (the
-compiled config and the stream: about 2 kB compressed; the actions are the
+compiled config and the stream: under a kilobyte compressed; the actions are the
 state's history, which OpenSpiel keeps) until something reads it, when the
 kernel replays the history (about a millisecond for a thousand actions). A
 clone OpenSpiel never reads (``random_sim_test`` keeps one per step) costs its
