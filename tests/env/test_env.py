@@ -4,6 +4,11 @@ vector env against the single one, and the interface the training example relies
 
 from __future__ import annotations
 
+import pickle
+import subprocess
+import sys
+import textwrap
+
 # The rl extra is part of `make setup` and CI: a missing library fails here, it does not skip.
 import gymnasium
 import numpy as np
@@ -184,6 +189,80 @@ def test_openspiel_random_sim_test(config):
     pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
 
 
+def _same_state(a, b, players: int) -> None:
+    """Everything OpenSpiel and a player can read of two states is equal."""
+    assert (str(a), a.history(), a.current_player(), a.is_terminal()) == (
+        str(b), b.history(), b.current_player(), b.is_terminal())
+    assert a.returns() == b.returns() and a.rewards() == b.rewards()
+    if not a.is_chance_node() and not a.is_terminal():
+        assert a.legal_actions() == b.legal_actions()
+        assert a.legal_actions_mask() == b.legal_actions_mask()
+    for p in range(players):
+        assert a.observation_string(p) == b.observation_string(p)
+        assert a.observation_tensor(p) == b.observation_tensor(p)
+    if a.dealt:
+        assert a.table.events == b.table.events and a.table.moves == b.table.moves
+
+
+# A serialized state is the game's parameters, OpenSpiel's history (about 5 characters
+# an action) and the state's own part: the compiled config and the stream, not the actions.
+OWN_BYTES = 2_000  # the state's own part, however long the game
+SERIALIZED_BYTES = 10_000  # the whole, for a state of at most 1,000 actions
+
+
+@pytest.mark.parametrize("config,params", [("two_player", {}), ("seven_o", {"trace": True}),
+                                           ("match", {"reward": "points"}),
+                                           ("chaos", {"set": "house_rules.jump_in=true;players=3"})])
+def test_openspiel_serialization_is_compact_and_exact(config, params):
+    """A state serializes as its record (config, stream, deal, actions): a few kilobytes,
+    and the state it loads to is the original in every way a player or OpenSpiel sees."""
+    game = pyspiel.load_game("python_unosim", {"config": config, "deals": 32, **params})
+    n = game.num_players()
+    rng = np.random.default_rng(11)
+    state = game.new_initial_state()
+    sizes = []
+    step = 0
+    while True:
+        if step % 37 == 0 or state.is_terminal():
+            own = state.serialize().split("__dict__=")[1]
+            assert len(own) < OWN_BYTES, len(own)
+            text = pyspiel.serialize_game_and_state(game, state)
+            if len(state.history()) <= 1000:
+                sizes.append(len(text))
+            again, back = pyspiel.deserialize_game_and_state(text)
+            assert str(again) == str(game)
+            _same_state(state, back, n)
+            _same_state(state, game.deserialize_state(state.serialize()), n)
+            clone = state.clone()
+            assert clone.held.live is None  # a record until read: no kernel state yet
+            _same_state(state, clone, n)
+        if state.is_terminal():
+            break
+        state.apply_action(int(rng.choice(state.legal_actions())))
+        step += 1
+    assert step > 20 and max(sizes) < SERIALIZED_BYTES, (step, sizes)
+    assert len(pickle.dumps(state.table.round.S.base)) > 100 * SERIALIZED_BYTES  # what it was
+
+
+def test_openspiel_random_sim_test_memory():
+    """``random_sim_test`` with serialization keeps a clone of every state it passes: in
+    a fresh process its peak resident memory stays bounded (it was gigabytes when a
+    state pickled its megabytes of kernel record)."""
+    code = textwrap.dedent("""
+        import pyspiel, unosim.env
+        game = pyspiel.load_game("python_unosim", {"config": "two_player", "deals": 64})
+        pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+        game = pyspiel.load_game("python_unosim", {"config": "match", "deals": 8})
+        pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
+        with open("/proc/self/status") as f:  # this process's own high-water mark
+            print(next(line.split()[1] for line in f if line.startswith("VmHWM")))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    peak_mb = int(out.stdout.split()[-1]) / 1024
+    assert peak_mb < 600, f"peak resident memory {peak_mb:.0f} MB"
+
+
 def test_openspiel_random_actions_replay():
     # deal 0: the replay checker wants a game's first dealer to be seat 0, and deal d
     # is the engine's game d, dealt by seat d % players
@@ -201,12 +280,19 @@ def test_openspiel_random_actions_replay():
 
 
 # --- the vector env -------------------------------------------------------------------------
-@pytest.mark.parametrize("config,reward", [("jump_in", "win"), ("match", "points")])
-def test_vector_env_plays_the_single_envs_games(config, reward):
+# seats as a config writes them: a name, and a policy with parameters
+SPECS = ["cautious", {"policy": "strategic", "params": {"bluff_rate": 1.0, "dump_at": 5}},
+         {"policy": "greedy"}]
+
+
+@pytest.mark.parametrize("config,reward,opponents", [("jump_in", "win", ["random"] * 3),
+                                                     ("match", "points", ["random"] * 3),
+                                                     ("classic", "win", SPECS)])
+def test_vector_env_plays_the_single_envs_games(config, reward, opponents):
     """Table i of the vector env plays game i of the seed, as the single env does."""
-    vec = UnoVectorEnv(3, config=config, opponents=["random"] * 3, seat=1, reward=reward)
+    vec = UnoVectorEnv(3, config=config, opponents=opponents, seat=1, reward=reward)
     obs, info = vec.reset(seed=7)
-    singles = [UnoEnv(config, opponents=["random"] * 3, seat=1, reward=reward)
+    singles = [UnoEnv(config, opponents=opponents, seat=1, reward=reward)
                for _ in range(3)]
     sobs = []
     for i, e in enumerate(singles):
@@ -251,8 +337,47 @@ def test_vector_env_through_make_vec_autoresets():
 
 
 def test_vector_env_refuses_plugins():
-    with pytest.raises(ValueError, match="compiled policies only"):
-        UnoVectorEnv(2, config="two_player", opponents=["examples/policies/first_legal.py:FirstLegal"])
+    first = "examples/policies/first_legal.py:FirstLegal"
+    with pytest.raises(ValueError, match="compiled policies only.*decides in Python"):
+        UnoVectorEnv(2, config="two_player", opponents=[first])
+
+    class Mine:
+        def choose(self, view):
+            return view.legal[0]
+
+    with pytest.raises(ValueError, match="compiled policies only, not 'Mine' at seat 1"):
+        UnoVectorEnv(2, config="two_player", opponents=[Mine()])
+    UnoEnv("two_player", opponents=[first])  # where a plug-in plays
+
+
+def test_opponents_take_a_configs_seat_specs():
+    """The specs' parameters reach the compiled seats, as the config's own seats would."""
+    from unosim.engine.state import compile_config
+
+    vec = UnoVectorEnv(2, config="classic", opponents=SPECS, seat=1)
+    cfg = load_config("classic")
+    want = compile_config(load(cfg, seats=[SPECS[0], "random", *SPECS[1:]]))
+    np.testing.assert_array_equal(vec.cc.pp, want.pp)
+    assert UnoEnv("classic", opponents=SPECS, seat=1).table.cc.pp.tolist() == want.pp.tolist()
+
+
+@pytest.mark.parametrize("opponents,message", [
+    ([{"policy": "strategic", "params": {"bluff_rate": 2}}], r"^opponent at seat 1: params\.bluff_rate: "),
+    ([{"policy": "strategic", "params": {"blufff": 1}}], r"^opponent at seat 1: params\.blufff"),
+    ([{"policy": "random", "params": {"bluff_rate": 0.5}}], r"^opponent at seat 1: .*random takes no params"),
+    (["cautios"], r"^opponent at seat 1: expected a policy .*did you mean"),
+    ([{"params": {}}], r"^opponent at seat 1: "),
+    (["random", "random"], r"^opponents: a list of 1 \(one per other seat\), got 2$"),
+    ("random", r"^opponents: a list of 1 \(one per other seat\), got str 'random'$"),
+    (5, r"^opponents: a list of 1 .*got int '5'$"),
+    ([5], r"^opponent at seat 1: expected a policy"),
+])
+def test_bad_opponents_are_one_line_errors(opponents, message):
+    for make in (lambda: UnoVectorEnv(2, config="two_player", opponents=opponents),
+                 lambda: UnoEnv("two_player", opponents=opponents)):
+        with pytest.raises(ValueError, match=message) as err:
+            make()
+        assert "\n" not in str(err.value)
 
 
 # --- the training example's seat ------------------------------------------------------------

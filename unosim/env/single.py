@@ -1,8 +1,9 @@
 """The Gymnasium single-agent environment: one seat learns, the others are policies.
 
 ``gymnasium.make("unosim/UNO-v0", config=..., opponents=[...])`` (registered
-when `unosim.env` is imported). The other seats play a built-in policy by name
-(``random``, ``cautious``, ``ismcts``..., compiled) or a plug-in
+when `unosim.env` is imported). The other seats take what a config's
+``seats`` take: a built-in policy (``random``, ``cautious``, ``ismcts``...,
+compiled), by name or as ``{policy: NAME, params: {...}}``, or a plug-in
 (``file.py:Class``, ``module:Class`` or a policy object with ``choose``;
 docs/plugins.md), which decides from its `PublicView` as in ``unosim league``.
 
@@ -32,9 +33,8 @@ from unosim.engine.game import IllegalActionError
 from unosim.engine.plugins import Seat, decide, load_policy
 from unosim.engine.view import PublicLog
 from unosim.env.multi import OBS_HIGH
-from unosim.env.table import Table, load
+from unosim.env.table import Table, load, with_opponents
 from unosim.rules.config import GameConfig
-from unosim.rules.models import POLICY_NAMES
 
 __all__ = ["ILLEGAL_REWARD", "UnoEnv"]
 
@@ -50,30 +50,13 @@ class UnoEnv(gym.Env):
     def __init__(self, config: str | GameConfig = "two_player", overrides: Sequence[str] = (),
                  *, opponents: Sequence[Any] | None = None, seat: int = 0, reward: str = "win",
                  trace: bool = False, render_mode: str | None = None) -> None:
-        cfg = load(config, overrides)
-        n = cfg.players
-        if not 0 <= seat < n:
-            raise ValueError(f"seat {seat} is not a seat of this {n}-player game")
-        names: list[Any] = list(cfg.seats) if cfg.seats is not None else list(cfg.seat_policies)
-        objects: dict[int, Any] = {}
-        if opponents is not None:
-            if len(opponents) != n - 1:
-                raise ValueError(f"{len(opponents)} opponents for {n - 1} other seats")
-            others = [q for q in range(n) if q != seat]
-            for q, op in zip(others, opponents, strict=True):
-                if isinstance(op, str) and op in POLICY_NAMES:
-                    names[q] = op
-                else:
-                    names[q] = "random"  # compiled row unused: the plug-in decides
-                    objects[q] = op
-        names[seat] = "random"  # the learner's seat: compiled row unused (no bluffs)
+        cfg, objects = with_opponents(load(config, overrides), seat, opponents)
         self.plugins: dict[int, Seat] = {}
         for q, op in objects.items():
             s = load_policy(op, q) if isinstance(op, str) else Seat(type(op).__name__, op)
             self.plugins[q] = s.bind(q)
         self.seat = seat
-        self.table = Table(load(cfg, seats=names), trace=trace or bool(self.plugins),
-                           reward=reward)
+        self.table = Table(cfg, trace=trace or bool(self.plugins), reward=reward)
         self.render_mode = render_mode
         self.observation_space = spaces.Box(-OBS_HIGH, OBS_HIGH, (self.table.layout.size,),
                                             np.float32)

@@ -2,15 +2,23 @@
 
 ``pyspiel.load_game("python_unosim", {"config": "two_player"})`` after
 ``import unosim.env``. Parameters: ``config`` (a built-in name or a path),
-``set`` (``--set`` overrides separated by ``;``), ``reward`` (``win`` or
+``set`` (``--set`` overrides separated by ``;``, each ``KEY.PATH=VALUE`` or
+``KEY.PATH:VALUE``, the form the game's string keeps), ``reward`` (``win`` or
 ``points``), ``seed`` (the stream the deals come from), ``deals`` (how many
 deals the opening chance node chooses among) and ``trace`` (keep the events).
 
 The game opens with one explicit chance node that picks the deal: game
 ``d`` of the seed's stream, exactly as ``unosim run`` plays it. Everything
 after it (the shuffle, reshuffles, behaviour rates such as forgetting UNO)
-follows from that game's stream, so a history replays to the same state,
-which OpenSpiel's serialization relies on. Players see the observation of
+follows from that game's stream, so a history replays to the same state.
+
+Serialization and clones keep that history, not the state: OpenSpiel pickles a
+Python state's attributes, and a state holds its table as a `Record` (the
+compiled config and the stream: under a kilobyte compressed; the actions are the
+state's history, which OpenSpiel keeps) until something reads it, when the
+kernel replays the history (about a millisecond for a thousand actions). A
+clone OpenSpiel never reads (``random_sim_test`` keeps one per step) costs its
+record, not a table's megabytes. Players see the observation of
 `unosim.env.spaces`; the game provides no information-state tensor.
 
 >>> import pyspiel, unosim.env
@@ -24,6 +32,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -31,7 +40,7 @@ import pyspiel
 
 from unosim.engine import state as L
 from unosim.engine.game import action_name
-from unosim.env.table import Table, load
+from unosim.env.table import Record, Table, load
 from unosim.rules.limits import MAX_PLAYERS
 
 __all__ = ["GAME_TYPE", "UnoGame", "UnoState"]
@@ -58,16 +67,32 @@ GAME_TYPE = pyspiel.GameType(
 )
 
 
+def _setting(text: str) -> str:
+    """One ``set`` override as ``--set`` writes it: ``KEY.PATH=VALUE``, or ``KEY.PATH:VALUE``
+    (a key never holds ":").
+
+    >>> _setting(" house_rules.jump_in:true "), _setting("seats=[a.py:Mine, random]")
+    ('house_rules.jump_in=true', 'seats=[a.py:Mine, random]')
+    """
+    text = text.strip()
+    key, colon, value = text.partition(":")
+    return f"{key}={value}" if colon and "=" not in key else text
+
+
 class UnoGame(pyspiel.Game):
     """A unosim config as an OpenSpiel game."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         p = {**_DEFAULTS, **(params or {})}
-        sets = [s.strip() for s in str(p["set"]).split(";") if s.strip()]
+        sets = [_setting(s) for s in str(p["set"]).split(";") if s.strip()]
+        # OpenSpiel's game string takes no "=" in a value: ":" writes it there, so
+        # serialize_game_and_state loads back
+        p["set"] = ";".join(s.replace("=", ":", 1) for s in sets)
         cfg = load(str(p["config"]), sets)
         self.seed, self.trace, self.reward = int(p["seed"]), bool(p["trace"]), str(p["reward"])
         self.probe = self.table(cfg)
         self.cc = self.probe.cc
+        self.blank = self.probe.record()  # a state before the deal
         self.deals = int(p["deals"])
         n = cfg.players
         rounds = cfg.max_rounds if cfg.mode == "match" else 1
@@ -101,14 +126,54 @@ class UnoGame(pyspiel.Game):
         return UnoObserver(self)
 
 
+class Held:
+    """A state's table, or the `Record` it is replayed from when first read.
+
+    OpenSpiel clones a Python state by deep-copying its attributes and
+    serializes it by pickling them: both take the record without its moves,
+    which are the state's own history (after the deal), kept by OpenSpiel."""
+
+    __slots__ = ("live", "rec")
+
+    def __init__(self, rec: Record) -> None:
+        self.rec: Record | None = rec
+        self.live: Table | None = None
+
+    def table(self, state: pyspiel.State) -> Table:
+        if self.live is None:
+            assert self.rec is not None
+            moves = tuple(state.history()[1:]) if self.rec.deal is not None else ()
+            self.live = Table.replayed(dataclasses.replace(self.rec, moves=moves))
+            self.rec = None
+        return self.live
+
+    def record(self) -> Record:
+        """The record, less the moves."""
+        if self.live is not None:
+            return dataclasses.replace(self.live.record(), moves=())
+        assert self.rec is not None
+        return self.rec
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Held:
+        return Held(self.record())
+
+    def __reduce__(self) -> tuple[Any, tuple[Record]]:
+        return Held, (self.record(),)
+
+
 class UnoState(pyspiel.State):
     """A game in progress: before the deal (a chance node), then the table's decisions."""
 
     def __init__(self, game: UnoGame) -> None:
         super().__init__(game)
         self.deals = game.deals
-        self.table = game.table()
+        self.held = Held(game.blank)
         self.dealt = False
+
+    @property
+    def table(self) -> Table:
+        """The state's table (replayed from its record on first use)."""
+        return self.held.table(self)
 
     def current_player(self) -> int:
         if not self.dealt:

@@ -17,7 +17,11 @@ here by the seats' compiled policies is the engine's game, event for event.
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+import pickle
+import re
+import zlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -25,14 +29,18 @@ from numpy.typing import NDArray
 
 from unosim.engine import state as L
 from unosim.engine.deal import new_round
-from unosim.engine.game import Round, play_game
+from unosim.engine.game import DRAIN_EVERY, Round, action_name, play_game
+from unosim.engine.jit import jit
 from unosim.engine.rng import seed_game, seed_keys
+from unosim.engine.rules import apply_action
 from unosim.engine.scoring import next_dealer, score_round, start_match
 from unosim.engine.state import CompiledConfig
 from unosim.env.spaces import Layout, encode, layout, legal_mask
-from unosim.rules.config import GameConfig, load_config
+from unosim.rules.config import GameConfig, load_config, validate_config
+from unosim.rules.errors import ConfigError
+from unosim.rules.models import POLICY_NAMES
 
-__all__ = ["REWARDS", "Table", "load", "play_game"]
+__all__ = ["REWARDS", "Record", "Table", "load", "play_game", "with_opponents"]
 
 REWARDS = ("win", "points")  # win/loss at the game's end, or match points as they are scored
 
@@ -40,15 +48,66 @@ REWARDS = ("win", "points")  # win/loss at the game's end, or match points as th
 def load(config: str | GameConfig, overrides: Sequence[str] = (),
          seats: Sequence[Any] | None = None) -> GameConfig:
     """A validated config from a name, a path or a `GameConfig`, with ``--set`` overrides
-    and, if given, one policy name per seat."""
+    and, if given, one seat (as a config's ``seats`` entry) per seat; a bad one is a
+    one-line `ConfigError`."""
     cfg = config if isinstance(config, GameConfig) else load_config(config, overrides)
     if isinstance(config, GameConfig) and overrides:
         raise ValueError("overrides apply to a config read by name or path")
     if seats is not None:
         data = cfg.model_dump(exclude_none=True)
         data["seats"] = list(seats)
-        cfg = GameConfig.model_validate(data)
+        cfg = validate_config(data)
     return cfg
+
+
+def with_opponents(cfg: GameConfig, seat: int, opponents: Sequence[Any] | None
+                   ) -> tuple[GameConfig, dict[int, Any]]:
+    """``cfg`` with ``seat`` learning and ``opponents`` (one per other seat, in seat order;
+    None: the config's own seats) in the other seats, and the plug-in opponents by seat.
+
+    An opponent is what a config's ``seats`` entry may be: a policy name, a plug-in
+    (``file.py:Class``, ``module:Class``), ``{policy: NAME, params: {...}}`` or a
+    `SeatSpec`; or a policy object with ``choose``. A plug-in's compiled row is
+    ``random``'s (unused: the plug-in decides), as is the learner's (it never bluffs).
+    A bad opponent is a one-line `ValueError` naming its seat.
+
+    >>> cfg, plugins = with_opponents(load("classic"), 1, ["cautious",
+    ...     {"policy": "strategic", "params": {"bluff_rate": 0.5}}, "x.py:Mine"])
+    >>> cfg.seat_policies, cfg.seat_params[2].bluff_rate, plugins
+    (['cautious', 'random', 'strategic', 'random'], 0.5, {3: 'x.py:Mine'})
+    >>> with_opponents(load("two_player"), 0, [{"policy": "greedy", "params": {"dump_at": 99}}])
+    Traceback (most recent call last):
+    ValueError: opponent at seat 1: params.dump_at: must be <= 20, got 99
+    """
+    n = cfg.players
+    if not 0 <= seat < n:
+        raise ValueError(f"seat {seat} is not a seat of this {n}-player game")
+    seats: list[Any] = list(cfg.seats) if cfg.seats is not None else list(cfg.seat_policies)
+    plugins: dict[int, Any] = {}
+    if opponents is not None:
+        if isinstance(opponents, str | Mapping) or not isinstance(opponents, Sequence):
+            raise ValueError(f"opponents: a list of {n - 1} (one per other seat), got "
+                             f"{type(opponents).__name__} {str(opponents)[:60]!r}")
+        if len(opponents) != n - 1:
+            raise ValueError(f"opponents: a list of {n - 1} (one per other seat), got "
+                             f"{len(opponents)}")
+        for q, op in zip([q for q in range(n) if q != seat], opponents, strict=True):
+            seats[q] = op
+    for q, op in enumerate(seats):
+        if q != seat and callable(getattr(op, "choose", None)):
+            plugins[q] = op  # a policy object
+    seats[seat] = "random"
+    try:
+        out = load(cfg, seats=["random" if q in plugins else s for q, s in enumerate(seats)])
+    except ConfigError as exc:
+        key = re.sub(r"^seats\[(\d+)\]\.?", r"opponent at seat \1: ", exc.key or "")
+        raise ValueError(f"{key.rstrip(': ')}: {exc.message}" if key else exc.message) from None
+    named = {q: s for q, s in enumerate(out.seat_policies) if s not in POLICY_NAMES}
+    if named:  # plug-ins by name
+        plugins.update(named)
+        out = load(out, seats=["random" if q in named else s
+                               for q, s in enumerate(out.seats or out.seat_policies)])
+    return out, dict(sorted(plugins.items()))
 
 
 class Table:
@@ -80,6 +139,8 @@ class Table:
         self.returns = np.zeros(self.players)  # of the game so far
         self.winners: tuple[int, ...] = ()
         self.done = True
+        self.deal: tuple[int, int, int] | None = None  # the keys and index of the game in play
+        self.moves: list[int] = []  # its actions so far: with ``deal``, what `record` keeps
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Table:
         """A copy that plays on alone (OpenSpiel clones states): its own round, and the
@@ -87,6 +148,7 @@ class Table:
         new = copy.copy(self)
         new.round = copy.deepcopy(self.round, memo)
         new.rewards, new.returns = self.rewards.copy(), self.returns.copy()
+        new.moves = list(self.moves)
         new._s, new._seats = new.round.S.s, new.round.S.seat
         return new
 
@@ -103,7 +165,10 @@ class Table:
         from game to game (a round resets every part of the state it reads)."""
         if game is not None:
             self.game = game
+        self.deal = (*self.keys, self.game)
+        self.moves = []
         r = self.round
+        r.history = []  # the table keeps its own game's actions (``moves``)
         r.clear_events()
         r.round_index = 0
         S = r.S
@@ -126,6 +191,7 @@ class Table:
         """Apply the current seat's action (`IllegalActionError` if it is not legal)."""
         self.rewards = np.zeros(self.players)
         self.round.apply(action)
+        self.moves.append(self.round.history[-1])
         self._settle()
 
     def _settle(self) -> None:
@@ -166,6 +232,46 @@ class Table:
         self.rewards = self.rewards + r
         self.returns = self.returns + r
 
+    # --- a record to replay ---------------------------------------------------------------------
+    def record(self) -> Record:
+        """What the game so far follows from (a few hundred bytes pickled; the state
+        record it rebuilds is megabytes)."""
+        return Record(self.cc, self.trace, self.reward, self.keys, self.game, self.deal,
+                      tuple(self.moves))
+
+    @classmethod
+    def replayed(cls, rec: Record) -> Table:
+        """The table ``rec`` was taken from, rebuilt by dealing its game again and
+        applying its actions through the kernel: the same state, rewards and events."""
+        t = cls(rec.cc, trace=rec.trace, reward=rec.reward)
+        if rec.deal is not None:
+            t.keys = rec.deal[:2]
+            t.reset(game=rec.deal[2])
+            t._replay(np.array(rec.moves, np.int64))
+        t.keys, t.game = rec.keys, rec.game
+        return t
+
+    def _replay(self, moves: NDArray[np.int64]) -> None:
+        """Apply ``moves`` as `step` would, a compiled run of them at a time: each run
+        stops where a round ends (scored here, as `step` scores it) and, when the table
+        traces, every `DRAIN_EVERY` moves (the events are rendered between runs)."""
+        r = self.round
+        i, n = 0, len(moves)
+        run = DRAIN_EVERY if self.trace else n
+        while i < n:
+            if self.done:
+                raise ValueError(f"a record with moves after its game's end (move {i})")
+            j = int(_apply_run(r.S, r.C, moves, i, run))
+            if j < 0:
+                raise ValueError(f"a record with an illegal move: {action_name(int(moves[-1 - j]))} "
+                                 f"(move {-1 - j})")
+            r.drain()
+            self.rewards = np.zeros(self.players)  # those of the run's last move
+            self._settle()
+            i = j
+        self.moves = moves.tolist()
+        r.history = list(self.moves)
+
     # --- what a seat sees -----------------------------------------------------------------------
     @property
     def current(self) -> int:
@@ -188,3 +294,57 @@ class Table:
     def events(self) -> list[dict[str, Any]]:
         """The trace events of the game so far (docs/trace.md §2)."""
         return self.round.events()
+
+
+@jit
+def _apply_run(S: L.State, C: L.Config, moves: NDArray[np.int64], start: int, most: int) -> int:
+    """Apply ``moves[start:]`` until one ends a round, ``most`` are applied or none is
+    left; the index of the next move (``-1 - i`` if move ``i`` is not legal)."""
+    s = S.s
+    end = min(len(moves), start + most)
+    i = start
+    while i < end:
+        if not apply_action(S, C, moves[i]):
+            return -1 - i
+        i += 1
+        if s[L.S_PHASE] == L.PH_DONE:
+            break
+    return i
+
+
+@dataclass(frozen=True)
+class Record:
+    """A table's game as what it follows from: the compiled config, the stream and the
+    actions taken; `Table.replayed` plays it back through the kernel. It pickles
+    compressed, so a serialized OpenSpiel state is a few kilobytes at most.
+
+    >>> t = Table(load("two_player"), seed=3, trace=False)
+    >>> t.reset()
+    >>> for _ in range(20):
+    ...     t.step(int(np.flatnonzero(t.mask(t.current))[0]))
+    >>> back = pickle.loads(pickle.dumps(t.record()))
+    >>> u = Table.replayed(back)
+    >>> bool((u.observe(0) == t.observe(0)).all()), u.moves == t.moves, len(pickle.dumps(back)) < 4000
+    (True, True, True)
+    """
+
+    cc: CompiledConfig
+    trace: bool
+    reward: str
+    keys: tuple[int, int]  # the stream's keys now
+    game: int  # the game the next `Table.reset` plays
+    deal: tuple[int, int, int] | None  # the keys and index of the game in play (None: none)
+    moves: tuple[int, ...]  # its actions so far
+
+    def __reduce__(self) -> tuple[Any, tuple[bytes]]:
+        moves = np.array(self.moves, _MOVE).tobytes()
+        fields = (self.cc, self.trace, self.reward, self.keys, self.game, self.deal, moves)
+        return _unpack_record, (zlib.compress(pickle.dumps(fields, pickle.HIGHEST_PROTOCOL), 9),)
+
+
+_MOVE = np.min_scalar_type(L.NA - 1)  # an action id: one byte while there are at most 256
+
+
+def _unpack_record(blob: bytes) -> Record:
+    cc, trace, reward, keys, game, deal, moves = pickle.loads(zlib.decompress(blob))
+    return Record(cc, trace, reward, keys, game, deal, tuple(np.frombuffer(moves, _MOVE).tolist()))

@@ -11,8 +11,10 @@ No Python runs per table.
 
 Auto-reset is Gymnasium's ``SAME_STEP`` mode: a table whose game ended returns
 the first observation of its next game, and ``info["final_obs"]`` (rows where
-``info["_final_obs"]``) holds its last one. Opponents must be compiled
-policies (plug-ins decide in Python: use `unosim.env.single.UnoEnv`).
+``info["_final_obs"]``) holds its last one. Opponents are what a config's
+``seats`` take, compiled policies only: a name or ``{policy: NAME, params:
+{...}}``. A plug-in decides in Python, one call per decision, which would stop
+the one compiled call per step: it is refused (use `unosim.env.single.UnoEnv`).
 
 >>> env = UnoVectorEnv(4, config="two_player", opponents=["random"])
 >>> obs, info = env.reset(seed=1)
@@ -53,9 +55,8 @@ from unosim.engine.state import (
 )
 from unosim.env.multi import OBS_HIGH
 from unosim.env.spaces import encode, layout, legal_mask
-from unosim.env.table import REWARDS, load
+from unosim.env.table import REWARDS, load, with_opponents
 from unosim.rules.config import GameConfig
-from unosim.rules.models import POLICY_NAMES
 
 __all__ = ["UnoVectorEnv", "step_tables", "table_dtype"]
 
@@ -190,26 +191,19 @@ class UnoVectorEnv(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int, config: str | GameConfig = "two_player",
-                 overrides: Sequence[str] = (), *, opponents: Sequence[str] | None = None,
+                 overrides: Sequence[str] = (), *, opponents: Sequence[Any] | None = None,
                  seat: int = 0, reward: str = "win", copy: bool = True, **_: Any) -> None:
-        cfg = load(config, overrides)
-        n = cfg.players
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
-        if not 0 <= seat < n:
-            raise ValueError(f"seat {seat} is not a seat of this {n}-player game")
-        seats: list[Any] = list(cfg.seats) if cfg.seats is not None else list(cfg.seat_policies)
-        if opponents is not None:
-            if len(opponents) != n - 1:
-                raise ValueError(f"{len(opponents)} opponents for {n - 1} other seats")
-            bad = [o for o in opponents if o not in POLICY_NAMES]
-            if bad:
-                raise ValueError(f"the vector env plays compiled policies only, not {bad[0]!r} "
-                                 f"(plug-ins: use the single env)")
-            for q, op in zip([q for q in range(n) if q != seat], opponents, strict=True):
-                seats[q] = op
-        seats[seat] = "random"  # the learner's row: unused but for legality (no bluffs)
-        self.cc = compile_config(load(cfg, seats=seats))
+        cfg, plugins = with_opponents(load(config, overrides), seat, opponents)
+        if plugins:
+            q, op = next(iter(plugins.items()))
+            name = op if isinstance(op, str) else type(op).__name__
+            raise ValueError(
+                f"the vector env plays compiled policies only, not {name!r} at seat {q}: it "
+                f"steps every table in one compiled call, and a plug-in decides in Python "
+                f"(use the single env, unosim.env.single.UnoEnv)")
+        self.cc = compile_config(cfg)
         self.C = config_tuple(self.cc, config_features(self.cc) | {KNOWN})
         self.C.ci[L.C_KNOWN] = 1  # the observation holds the cards the seat knows
         self.layout = layout(self.cc)
