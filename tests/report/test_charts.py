@@ -216,3 +216,16 @@ def test_all_zero_scores_are_a_sentence(tmp_path) -> None:
     md = (tmp_path / "report.md").read_text()
     assert "No points were scored (standard scoring)" in md
     assert charts.all_zero([0, 0.0], np.zeros(4)) and not charts.all_zero([0, 1])
+
+
+def test_svg_charts_take_empty_and_odd_input(tmp_path, pictures) -> None:
+    """An all-zero histogram draws empty axes; labels with markup characters are text."""
+    svg.turns_chart(np.zeros(4, dtype=np.int64), tmp_path / "t.svg", "no <rounds> & no turns")
+    svg.hist_chart([("nothing", np.zeros(3, dtype=np.int64), "points")], tmp_path / "h.svg",
+                   "Scores")
+    svg.draws_chart(["a & b"], [0.0], [float("nan")], [float("nan")], np.zeros(2, np.int64),
+                    "", tmp_path / "d.svg", "Cards")
+    for p in tmp_path.glob("*.svg"):
+        ET.fromstring(p.read_text())
+    assert "no &lt;rounds&gt; &amp; no turns" in (tmp_path / "t.svg").read_text()
+    assert all(not pic.outside() for pic in pictures)

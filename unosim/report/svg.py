@@ -202,11 +202,13 @@ class Panel:
     xlim: tuple[float, float] = (0.0, 1.0)
     ylim: tuple[float, float] = (0.0, 1.0)
 
-    def X(self, v: float) -> float:  # noqa: N802  (a coordinate map, as in maths)
+    def X(self, v: float) -> float:
+        """The picture's x of data value ``v``."""
         lo, hi = self.xlim
         return self.x0 + (v - lo) / ((hi - lo) or 1.0) * self.w
 
-    def Y(self, v: float) -> float:  # noqa: N802
+    def Y(self, v: float) -> float:
+        """The picture's y of data value ``v`` (downwards, as SVG counts)."""
         lo, hi = self.ylim
         return self.y0 + self.h - (v - lo) / ((hi - lo) or 1.0) * self.h
 
@@ -358,6 +360,10 @@ def turns_chart(hist: np.ndarray, path: str | Path, title: str,
                        f"{unit.split()[0]}", 150) if longest > top else "")
     s, (b1, b2) = _layout(1060, wrap_label(title, 110), 2, left=86, top_extra=LEGEND_ROW,
                           note=note)
+    if not h.sum():  # nothing to draw (a report writes a sentence instead)
+        Panel(s, *b1).axes([], [], [], [], unit, "share of rounds", "Distribution")
+        Panel(s, *b2).axes([], [], [], [], unit, "", "Cumulative distribution")
+        return s.save(path)
     _hist_panel(s, b1, h, "Distribution", unit + (f" (bins of {width})" if width > 1 else ""),
                 "share of rounds", top=top, width=width, label="share of rounds")
     last = min(h.size, top + width + 1)
