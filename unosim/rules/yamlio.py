@@ -16,6 +16,7 @@ from __future__ import annotations
 import codecs
 import os
 import stat
+import threading
 from collections.abc import Hashable
 from importlib import resources
 from pathlib import Path
@@ -193,6 +194,7 @@ def _read_bytes(path: Path) -> bytes:
 # milliseconds a file. Only what parsed is kept; an error is raised anew every time.
 _PARSED: dict[str, Any] = {}
 _PARSED_MAX = 64  # documents kept (configs and editions are a few kB each)
+_PARSED_LOCK = threading.Lock()
 
 
 def _copy(data: Any) -> Any:
@@ -215,9 +217,11 @@ def _load(text: str) -> Any:
         data = loader.get_single_data()
     finally:
         loader.dispose()
-    if len(_PARSED) >= _PARSED_MAX:
-        _PARSED.pop(next(iter(_PARSED)))
-    _PARSED[text] = _copy(data)
+    kept = _copy(data)
+    with _PARSED_LOCK:  # configs may be read from several threads
+        while len(_PARSED) >= _PARSED_MAX:
+            _PARSED.pop(next(iter(_PARSED)))
+        _PARSED[text] = kept
     return data
 
 
