@@ -422,6 +422,8 @@ def startup_lines(res: dict[str, Any]) -> list[str]:
                      f"{m['first_cpu_s']:.1f} s ({m['first_wall_s']:.0f} s)"),
                 _row(f"first run, {table} seats: compile CPU (first - cached)",
                      f"{m['compile_cpu_s']:.1f} s", "<= 20 s" if table == "random" else ""),
+                _row(f"  the same run cached, {table} seats, --no-report: CPU",
+                     f"{m['cached_cpu_s']:.2f} s"),
             ]
     if (m := res.get("cached_cli_start")) is not None:
         lines.append(_row("cached start: run classic --games 1000 (report), CPU",

@@ -388,6 +388,23 @@ def test_t_and_normal_quantiles_without_scipy_match_scipy() -> None:
         assert abs(norm_sf(x) - float(special.ndtr(-x))) < 1e-15
 
 
+def test_t975_table_is_scipys_to_the_bit() -> None:
+    """The stored 97.5% quantiles of t (whole df below 1,000) are scipy's own values, so
+    a 95% interval prints the same digits with or without scipy imported."""
+    from scipy import special
+
+    from unosim.analysis.stats import T975_Q, T_SERIES_DF, _t975, t_crit, t_ppf
+
+    table = _t975()
+    assert len(table) == int(T_SERIES_DF) - 1 and T975_Q == 0.975
+    for df in range(1, int(T_SERIES_DF)):
+        want = float(special.stdtrit(df, 0.975))
+        assert table[df - 1] == want and t_crit(0.95, df) == want, df
+    # other levels and fractional df still go to scipy
+    assert t_ppf(0.975, 10.5) == float(special.stdtrit(10.5, 0.975))
+    assert t_ppf(0.995, 10) == float(special.stdtrit(10, 0.995))
+
+
 def test_chi2_tail_without_scipy_matches_scipy() -> None:
     from scipy import special
 

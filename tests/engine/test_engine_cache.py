@@ -58,6 +58,36 @@ def test_the_key_covers_every_rules_module_the_engine_imports() -> None:
     assert ("rules", "settings.py") in names and ("rules", "editions.py") in names
 
 
+def _ast_rules_imports(path: Path) -> set[Path]:
+    """The rules modules ``path`` imports, by its syntax tree (the slow, sure way)."""
+    import ast
+
+    found: set[Path] = set()
+    for node in ast.walk(ast.parse(path.read_bytes())):
+        if not isinstance(node, ast.ImportFrom) or node.module is None:
+            continue
+        if node.module == "unosim.rules":
+            names = [a.name for a in node.names]
+        elif node.module.startswith("unosim.rules."):
+            names = [node.module.split(".")[2]]
+        else:
+            continue
+        found.update(p for p in (jit.RULES_DIR / f"{n}.py" for n in names) if p.is_file())
+    return found
+
+
+def test_the_text_scan_finds_the_imports_the_syntax_tree_has(tmp_path: Path) -> None:
+    """The key's import scan reads text (fast at start-up); on every engine and rules
+    source, and on the forms it must read, it finds what ``ast`` finds."""
+    for p in [*jit.ENGINE_DIR.glob("*.py"), *jit.RULES_DIR.glob("*.py")]:
+        assert jit._rules_imports(p) == _ast_rules_imports(p), p.name
+    forms = tmp_path / "forms.py"
+    forms.write_text("from unosim.rules import (\n    cards,  # the deck\n    limits as lim,\n)\n"
+                     "def f():\n    from unosim.rules.models import X\n")
+    assert jit._rules_imports(forms) == _ast_rules_imports(forms) == {
+        jit.RULES_DIR / "cards.py", jit.RULES_DIR / "limits.py", jit.RULES_DIR / "models.py"}
+
+
 @pytest.mark.parametrize(("name", "old", "new"), [
     ("models.py", "MAX_ISMCTS_ITERATIONS = 10_000", "MAX_ISMCTS_ITERATIONS = 20_000"),
     ("state.py", "S_PHASE = 0", "S_PHASE = 30"),

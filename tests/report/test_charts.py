@@ -4,6 +4,7 @@ rare rates printed with their digits, and a sentence instead of an empty chart."
 from __future__ import annotations
 
 import re
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,7 @@ from matplotlib.figure import Figure
 from unosim.analysis.estimates import Estimate
 from unosim.engine.batch import simulate
 from unosim.engine.state import compile_config
-from unosim.report import charts
+from unosim.report import charts, svg
 from unosim.report.format import pct, pct_ci
 from unosim.report.run_report import write_report
 from unosim.rules.config import load_config
@@ -80,36 +81,67 @@ def test_one_palette_defined_once() -> None:
                           .replace('"#ffffff"', ""))
 
 
-def test_run_report_charts_fit_and_keep_their_colours(tmp_path, figures) -> None:
+@pytest.fixture
+def pictures(monkeypatch: pytest.MonkeyPatch) -> list[svg.Svg]:
+    """Every SVG chart saved."""
+    seen: list[svg.Svg] = []
+    save = svg.Svg.save
+
+    def spy_save(self: svg.Svg, path: str | Path) -> Path:
+        seen.append(self)
+        return save(self, path)
+
+    monkeypatch.setattr(svg.Svg, "save", spy_save)
+    return seen
+
+
+def _marker_colors(doc: str) -> set[str]:
+    """The fills of an SVG chart's point markers (the data's colours)."""
+    return {c.lower() for c in re.findall(r'<circle [^>]*fill="(#[0-9A-Fa-f]{6})"', doc)}
+
+
+def test_run_report_charts_fit_and_keep_their_colours(tmp_path, pictures) -> None:
+    """The run report's charts are SVG (no matplotlib): every text inside the picture,
+    the run in COLORS[0] and policies in the others."""
     cfg, agg = _agg("classic", 1500, ("seats=[strategic,random,random,random]",))
     paths = write_report(tmp_path, cfg, agg, {"seed": 1})
-    names = {p.name for p in paths if p.suffix == ".png"}
-    assert names == {"turns.png", "win_position.png", "win_seat.png", "scores.png",
-                     "draws.png"}
-    assert len(figures) == 5
-    for fig, slow in figures:
-        assert not slow and _inside(fig), fig.texts[0].get_text() if fig.texts else fig
-    by_title = {(f.texts[0].get_text() if f.texts else f.axes[0].get_title()): f
-                for f, _ in figures}
-    seat = next(f for t, f in by_title.items() if t.startswith("Win rate by seat and"))
-    position = next(f for t, f in by_title.items() if t.startswith("Win rate by seat position"))
+    names = {p.name for p in paths if p.suffix == ".svg"}
+    assert names == {"turns.svg", "win_position.svg", "win_seat.svg", "scores.svg",
+                     "draws.svg"}
+    assert not [p for p in paths if p.suffix == ".png"] and len(pictures) == 5
+    for pic in pictures:
+        assert not pic.outside(), pic.outside()
+    docs = {p.name: p.read_text() for p in paths if p.suffix == ".svg"}
+    for doc in docs.values():
+        ET.fromstring(doc)  # well-formed
     # the run is COLORS[0]; policies take other colours, so blue never means a policy
-    assert charts.COLORS[0].lower() in _colors(position)
-    pol = _colors(seat) - {charts.FAIR_COLOR.lower()}
-    assert charts.COLORS[0].lower() not in pol and pol <= OKABE_ITO
-    score = next(t for t in by_title if t.startswith("Scores"))
-    assert "standard scoring" in score
+    assert _marker_colors(docs["win_position.svg"]) == {charts.COLORS[0].lower()}
+    pol = _marker_colors(docs["win_seat.svg"])
+    assert charts.COLORS[0].lower() not in pol and pol <= OKABE_ITO and len(pol) == 2
+    assert "Scores (standard scoring)" in docs["scores.svg"]
+    assert "longest round" in docs["turns.svg"] or "99.5th" not in docs["turns.svg"]
 
 
-def test_rare_rates_keep_their_digits(tmp_path, figures) -> None:
+def test_svg_charts_are_the_same_bytes_every_time(tmp_path) -> None:
+    """Text from integer counts, two decimals per coordinate, no rasteriser: the same
+    aggregates give the same bytes (on any machine)."""
+    cfg, agg = _agg("classic", 400)
+    a = write_report(tmp_path / "a", cfg, agg, {"seed": 1})
+    b = write_report(tmp_path / "b", cfg, agg, {"seed": 1})
+    svgs = [(p, q) for p, q in zip(a, b, strict=True) if p.suffix == ".svg"]
+    assert len(svgs) == 4
+    for p, q in svgs:
+        assert p.read_bytes() == q.read_bytes() and p.read_bytes().startswith(b"<svg ")
+
+
+def test_rare_rates_keep_their_digits(tmp_path, pictures) -> None:
     assert pct(12 / 1_000_000) == "0.0012%" and pct(0.0) == "0%"
     assert pct_ci(Estimate(12e-6, 6.9e-6, 21e-6, 10**6)).startswith("0.0012% ")
     assert "0.000%" not in pct_ci(Estimate(3e-6, 1e-6, 9e-6, 10**6))
-    charts.rate_chart(["rare", "common"], [12, 400_000], 1_000_000, None,
-                      tmp_path / "r.png", "Rare", "x", ylabel="stalemate rate")
-    fig, _ = figures[-1]
-    notes = [t.get_text() for t in fig.axes[0].texts]
-    assert notes == ["0.0012%", "40.0%"]
+    svg.rate_chart(["rare", "common"], [12, 400_000], 1_000_000, None,
+                   tmp_path / "r.svg", "Rare", "x", ylabel="stalemate rate")
+    texts = [b[0] for b in pictures[-1].boxes]
+    assert "0.0012%" in texts and "40.0%" in texts
 
 
 def test_compare_charts_give_config_i_one_colour(tmp_path, figures) -> None:
@@ -143,11 +175,12 @@ def test_stacked_parts_never_use_a_config_colour(tmp_path, figures) -> None:
     assert _inside(fig)
 
 
-def test_long_labels_wrap_and_nothing_is_clipped(tmp_path, figures) -> None:
+def test_long_labels_wrap_and_nothing_is_clipped(tmp_path, figures, pictures) -> None:
     long = "stacking (Draw Two on Draw Two, Wild Draw Four on Wild Draw Four, jump-in)"
-    charts.rate_chart([long, "b", "c"], [40, 60, 50], 150, 1 / 3, tmp_path / "r.png",
-                      "A title " * 20, "x", legend=[(long, charts.COLORS[1])],
-                      colors=[charts.COLORS[1]] * 3)
+    pic = svg.rate_chart([long, "b", "c"], [40, 60, 50], 150, 1 / 3, tmp_path / "r.svg",
+                         "A title " * 20, "x", legend=[(long, charts.COLORS[1])],
+                         colors=[charts.COLORS[1]] * 3)
+    ET.fromstring(pic.read_text())
     charts.line_chart([charts.Line(long, [2, 3, 4], [0.5, 0.3, 0.2], [0.4, 0.2, 0.1],
                                    [0.6, 0.4, 0.3]),
                        charts.Line("short", [2, 3, 4], [0.4, 0.3, 0.25], [0.3, 0.2, 0.2],
@@ -168,6 +201,10 @@ def test_long_labels_wrap_and_nothing_is_clipped(tmp_path, figures) -> None:
                 assert all(len(line) <= 40 for line in t.get_text().split("\n"))
     for p in tmp_path.glob("*.png"):
         assert p.read_bytes()[:8] == PNG_MAGIC
+    (pic,) = pictures
+    assert not pic.outside()
+    ticks = [t for t, *_ in pic.boxes if t.startswith(("stacking", "b", "c"))]
+    assert ticks and all(len(line) <= 40 for t in ticks for line in t.split("\n"))
 
 
 def test_all_zero_scores_are_a_sentence(tmp_path) -> None:
@@ -175,7 +212,20 @@ def test_all_zero_scores_are_a_sentence(tmp_path) -> None:
     agg = {k: np.asarray(v).copy() for k, v in agg.items()}
     agg["points_hist"][:] = 0
     paths = write_report(tmp_path, cfg, agg, {"seed": 1})
-    assert "scores.png" not in {p.name for p in paths}
+    assert "scores.svg" not in {p.name for p in paths}
     md = (tmp_path / "report.md").read_text()
     assert "No points were scored (standard scoring)" in md
     assert charts.all_zero([0, 0.0], np.zeros(4)) and not charts.all_zero([0, 1])
+
+
+def test_svg_charts_take_empty_and_odd_input(tmp_path, pictures) -> None:
+    """An all-zero histogram draws empty axes; labels with markup characters are text."""
+    svg.turns_chart(np.zeros(4, dtype=np.int64), tmp_path / "t.svg", "no <rounds> & no turns")
+    svg.hist_chart([("nothing", np.zeros(3, dtype=np.int64), "points")], tmp_path / "h.svg",
+                   "Scores")
+    svg.draws_chart(["a & b"], [0.0], [float("nan")], [float("nan")], np.zeros(2, np.int64),
+                    "", tmp_path / "d.svg", "Cards")
+    for p in tmp_path.glob("*.svg"):
+        ET.fromstring(p.read_text())
+    assert "no &lt;rounds&gt; &amp; no turns" in (tmp_path / "t.svg").read_text()
+    assert all(not pic.outside() for pic in pictures)

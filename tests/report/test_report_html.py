@@ -93,9 +93,11 @@ def check_page(path: Path) -> Page:
     assert not page.errors, page.errors
     assert not page.stack, f"unclosed tags: {page.stack}"
     assert {"html", "head", "title", "body", "style"} <= page.seen
-    for src in page.imgs:
-        assert src.startswith("data:image/png;base64,"), src[:60]
-        assert base64.b64decode(src.split(",", 1)[1])[:8] == PNG_MAGIC
+    for src in page.imgs:  # a run report's charts are SVG, a study page's PNG
+        head = base64.b64decode(src.split(",", 1)[1])[:8]
+        assert (src.startswith("data:image/png;base64,") and head == PNG_MAGIC) or (
+            src.startswith("data:image/svg+xml;base64,") and head.startswith(b"<svg ")), \
+            src[:60]
     for name, pattern in MARKDOWN.items():
         hit = pattern.search(page.visible)
         assert hit is None, f"{path.name} shows Markdown ({name}): {hit and hit.group()!r}"
@@ -130,7 +132,7 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def test_page_is_self_contained_html_without_markdown(pages, kind):
     path = pages[kind]
     page = check_page(path)
-    pngs = sorted(path.parent.glob("*.png"))
+    pngs = sorted([*path.parent.glob("*.png"), *path.parent.glob("*.svg")])
     assert pngs and len(page.imgs) == len(pngs)  # every chart embedded, nothing else
     embedded = {base64.b64decode(s.split(",", 1)[1]) for s in page.imgs}
     assert embedded == {p.read_bytes() for p in pngs}

@@ -53,9 +53,9 @@ def _agg(name: str, games: int, seed: int = 1, sets: tuple[str, ...] = ()) -> tu
 def test_report_opens_with_the_answer_and_links_every_chart(tmp_path, name, games, sets):
     cfg, agg = _agg(name, games, sets=sets)
     paths = write_report(tmp_path, cfg, agg, {"seed": 1, "config_hash": "abc123"})
-    pngs = [p for p in paths if p.suffix == ".png"]
+    pngs = [p for p in paths if p.suffix == ".svg"]  # the run report's charts are SVG
     assert paths[:2] == [tmp_path / "report.md", tmp_path / "report.html"]
-    assert len(pngs) >= 4 and all(p.read_bytes()[:8] == PNG_MAGIC for p in pngs)
+    assert len(pngs) >= 4 and all(p.read_bytes().startswith(b"<svg ") for p in pngs)
     md = (tmp_path / "report.md").read_text()
     first = md.split("\n\n")[1]  # the conclusion comes first, with sample size and seed
     assert "seed 1" in first and f"{int(agg['counts'][1]):,}" in first
@@ -66,7 +66,7 @@ def test_report_opens_with_the_answer_and_links_every_chart(tmp_path, name, game
     if cfg.mode == "match":
         assert "Rounds per match" in md and "Match win rate" in md
     if len(set(cfg.seat_policies)) > 1:
-        assert "win_seat.png" in {p.name for p in pngs} and "By policy" in first
+        assert "win_seat.svg" in {p.name for p in pngs} and "By policy" in first
 
 
 def test_report_without_sums_of_squares_shows_no_interval(tmp_path):
@@ -90,7 +90,7 @@ def test_charts_are_headless_agg(tmp_path):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     assert isinstance(fig.canvas, FigureCanvasAgg)
-    p = charts.rate_chart(["a", "b"], [40, 60], 100, 0.5, tmp_path / "r.png", "t", "x")
+    p = charts.turns_chart([charts.Series("a", np.array([0, 3, 5]))], tmp_path / "t.png", "t")
     assert p.read_bytes()[:8] == PNG_MAGIC
 
 

@@ -414,3 +414,26 @@ def test_control_characters_in_keys_and_file_names_are_escaped(tmp_path: Path) -
     assert str(exc.value).endswith(
         "odd\\nname.yaml: name: must not contain control characters, got '\\n' at position 3"
     )
+
+
+def test_a_document_read_again_is_parsed_once_and_given_out_fresh(tmp_path: Path) -> None:
+    """A config and its edition are read many times in one command (the report's
+    example games load them per replay): the text's parse is kept, each reader gets
+    its own copy, and an error is raised again on every read."""
+    from unosim.rules import yamlio
+
+    text = "a: [1, {b: 2}]\nc: !!set {x, y}\n"
+    first = yamlio.parse_yaml(text, "inline")
+    assert text in yamlio._PARSED
+    first["a"][1]["b"] = 99
+    first["c"].add("z")
+    again = yamlio.parse_yaml(text, "inline")
+    assert again == {"a": [1, {"b": 2}], "c": {"x", "y"}} and again is not first
+    bad = "{a: 1, a: 2}"
+    for _ in range(2):
+        with pytest.raises(ConfigError, match="duplicate key"):
+            yamlio.parse_yaml(bad, "inline")
+    assert bad not in yamlio._PARSED
+    for i in range(yamlio._PARSED_MAX + 5):  # a bounded cache
+        yamlio.parse_yaml(f"n: {i}\n", "inline")
+    assert len(yamlio._PARSED) <= yamlio._PARSED_MAX

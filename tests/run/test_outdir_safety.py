@@ -202,7 +202,7 @@ def test_force_clears_only_what_the_run_wrote(tmp_path):
     d = tmp_path / "D"
     assert invoke("run", CLASSIC, *RUN, "--records", "--out", str(d)).exit_code == 0
     manifest = json.loads((d / "run.json").read_text())
-    assert {"report.html", "report.md", "turns.png"} <= set(manifest["outputs"])
+    assert {"report.html", "report.md", "turns.svg"} <= set(manifest["outputs"])
     mine = {"notes.txt": b"n", "records/mine.parquet": b"m", "chunks/keep": b"k",
             "extra.png": b"p"}
     for name, data in mine.items():
@@ -219,7 +219,7 @@ def test_force_clears_only_what_the_run_wrote(tmp_path):
 def test_force_no_report_removes_the_old_report(tmp_path):
     d = tmp_path / "D"
     assert invoke("run", CLASSIC, *RUN, "--out", str(d)).exit_code == 0
-    assert (d / "report.html").is_file() and (d / "turns.png").is_file()
+    assert (d / "report.html").is_file() and (d / "turns.svg").is_file()
     r = invoke("run", CLASSIC, "--games", "200", *RUN[2:], "--force", "--no-report",
                "--out", str(d))
     assert r.exit_code == 0, r.output

@@ -21,7 +21,9 @@ Conventions:
 
 from __future__ import annotations
 
+import functools
 import importlib
+import json
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -77,12 +79,29 @@ def _special() -> ModuleType:
 T_SERIES_DF = 1000.0
 
 
+# The 97.5% quantile of t for whole df 1-999 (a 95% interval from up to 1,000 rounds):
+# scipy's own values, read from t975.json instead of importing scipy.special (a tenth of
+# a second of CPU, most of a short run's summary). tests/analysis/test_stats.py checks
+# every entry against scipy, so a printed digit cannot depend on which path gave it.
+T975_Q = 0.5 + 0.95 / 2.0
+
+
+@functools.cache
+def _t975() -> tuple[float, ...]:
+    from importlib import resources
+
+    text = resources.files("unosim.analysis").joinpath("t975.json").read_text()
+    return tuple(float(v) for v in json.loads(text))
+
+
 def t_ppf(q: float, df: float) -> float:
     """Quantile of Student's t.
 
     >>> round(t_ppf(0.975, 10), 3), round(t_ppf(0.975, 10**6), 4)
     (2.228, 1.96)
     """
+    if q == T975_Q and 1 <= df < T_SERIES_DF and df == int(df):  # nan, inf fail first
+        return _t975()[int(df) - 1]
     if df < T_SERIES_DF or not 0.0 < q < 1.0:
         return float(_special().stdtrit(df, q))
     z = _NORMAL.inv_cdf(q)

@@ -1,4 +1,7 @@
-"""PNG charts for run reports, comparisons and sweeps (matplotlib, headless).
+"""PNG charts for comparisons, sweeps and the notebook API (matplotlib, headless).
+
+A run report's charts are SVG, drawn without matplotlib (`unosim.report.svg`):
+importing and drawing with matplotlib cost most of a short run's CPU.
 
 Figures are built with ``matplotlib.figure.Figure`` and saved through the Agg
 canvas, never through ``pyplot``: no global state, no display needed, and
@@ -21,8 +24,6 @@ is saved a second time with a tight bounding box (:func:`save_chart`).
 
 from __future__ import annotations
 
-import math
-import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,7 +44,24 @@ from matplotlib.ticker import (
 )
 
 from unosim.analysis import stats
-from unosim.report.format import ordinal, pct
+from unosim.report.chartkit import (
+    COLORS,
+    FAIR_COLOR,
+    MEAN_COLOR,
+    MEDIAN_COLOR,
+    all_zero,
+    label_lines,
+    percent_decimals,
+    position_labels,
+    text_width,
+    wrap_label,
+)
+from unosim.report.chartkit import binned as _binned
+from unosim.report.chartkit import nice_width as _nice_width
+from unosim.report.chartkit import rate_limits as _rate_limits
+from unosim.report.chartkit import x_limit as _x_limit
+from unosim.report.chartkit import ylabel_rate as _ylabel_rate
+from unosim.report.format import pct
 from unosim.run.files import atomic_write
 
 __all__ = [
@@ -54,37 +72,19 @@ __all__ = [
     "Line",
     "Series",
     "all_zero",
-    "draws_chart",
     "forest_chart",
     "forest_figure",
     "grouped_rates_chart",
-    "hist_chart",
     "line_chart",
     "markers_text",
     "png_markers",
     "position_labels",
-    "rate_chart",
     "stacked_bars_chart",
     "turns_chart",
     "turns_figure",
 ]
 
 DPI = 110
-# Okabe & Ito's palette ("Color Universal Design"), ordered so the first four
-# stay apart under every common colour-vision deficiency and in greyscale.
-COLORS = (
-    "#0072B2",  # blue
-    "#E69F00",  # orange
-    "#009E73",  # bluish green
-    "#CC79A7",  # reddish purple
-    "#56B4E9",  # sky blue
-    "#D55E00",  # vermillion
-    "#F0E442",  # yellow
-    "#000000",  # black
-)
-FAIR_COLOR = "#666666"
-MEAN_COLOR = "#000000"
-MEDIAN_COLOR = "#000000"
 MEDIAN_STYLE = "--"
 # Parts of a stacked bar: greys and hatches, never a config's colour.
 PART_STYLES = (
@@ -137,22 +137,6 @@ def _suptitle(fig: Figure, title: str) -> None:
 def _footnote(fig: Figure, text: str, x: float = 0.5, ha: str = "center") -> None:
     h = fig.get_size_inches()[1]
     fig.text(x, 0.06 / h, text, ha=ha, va="bottom", fontsize=8, color=FAIR_COLOR)
-
-
-def wrap_label(text: str, width: int) -> str:
-    """Wrap each line of a label to ``width`` characters (long config names, titles)."""
-    return "\n".join(textwrap.fill(line, width, break_on_hyphens=False) or line
-                     for line in text.split("\n"))
-
-
-def label_lines(labels: Sequence[str]) -> int:
-    return max((lab.count("\n") + 1 for lab in labels), default=1)
-
-
-def text_width(labels: Sequence[str], size: float = 9.0) -> float:
-    """Rough width in inches of the widest line of ``labels`` at ``size`` points."""
-    longest = max((len(line) for lab in labels for line in lab.split("\n")), default=0)
-    return longest * size * 0.55 / 72
 
 
 def style_axes(ax: Axes) -> None:
@@ -236,48 +220,6 @@ def markers_text(filled: Sequence[Sequence[bool]]) -> dict[str, str]:
     import json
 
     return {MARKERS_KEY: json.dumps([[bool(b) for b in f] for f in filled])}
-
-
-def all_zero(*values: object) -> bool:
-    """True when every number in ``values`` (arrays, sequences, scalars) is zero or nan.
-
-    Callers use it to print a sentence instead of an empty chart.
-
-    >>> all_zero([0, 0], np.zeros(3)), all_zero([0, 1e-6]), all_zero([float("nan")])
-    (True, False, True)
-    """
-    for v in values:
-        a = np.asarray(v, dtype=float)
-        if np.any(np.nan_to_num(a, nan=0.0) != 0):
-            return False
-    return True
-
-
-def _x_limit(hists: Sequence[np.ndarray], q: float = 0.995) -> int:
-    """Upper x limit covering the bulk of every histogram (long tails are noted, not drawn)."""
-    top = 1
-    for h in hists:
-        if h.sum():
-            top = max(top, int(stats.quantile_hist(h, q)) + 1)
-    return top
-
-
-def _binned(h: np.ndarray, width: int, top: int) -> tuple[np.ndarray, np.ndarray]:
-    """Left bin edges and the share of all rounds in each bin of ``width`` up to ``top``."""
-    n = h.sum()
-    h = np.pad(h, (0, max(0, top + width - h.size)))[: top + width]
-    nb = -(-(top + 1) // width)
-    shares = h[: nb * width].reshape(nb, width).sum(axis=1) / max(n, 1)
-    return np.arange(nb) * width, shares
-
-
-def _nice_width(top: int, bins: int = 70) -> int:
-    """Integer bin width giving about ``bins`` bins (1, 2, 5, 10, ...)."""
-    raw = max(1.0, top / bins)
-    for w in (1, 2, 3, 4, 5, 10, 20, 25, 50, 100, 200, 500):
-        if w >= raw:
-            return w
-    return int(raw)
 
 
 def _bars(ax: Axes, edges: np.ndarray, heights: np.ndarray, width: float, color: str,
@@ -417,63 +359,6 @@ def turns_figure(
     return fig
 
 
-def hist_chart(
-    panels: Sequence[tuple[str, np.ndarray, str]],
-    path: str | Path,
-    title: str,
-) -> Path:
-    """Side-by-side histograms, one per ``(panel title, hist, x label)``, mean and median marked.
-
-    All-zero panels are left out; a caller with nothing left to draw should
-    write a sentence instead (:func:`all_zero`).
-    """
-    panels = [p for p in panels if np.asarray(p[1]).sum() > 0] or list(panels[:1])
-    tails = []
-    for _, hist, _ in panels:
-        h = np.asarray(hist, dtype=np.int64)
-        tails.append(bool(h.sum()) and int(np.flatnonzero(h)[-1]) > _x_limit([h]))
-    k = max(1, len(panels))
-    title = wrap_label(title, int(11 * max(6.0, 5.0 * k + 0.5)))
-    extra = TITLE_IN * title.count("\n")
-    fig = new_figure(max(6.0, 5.0 * k + 0.5), 4.2 + extra + (LINE_IN if any(tails) else 0))
-    axes = axes_grid(fig, k, left=0.85, right=0.2, top=0.75 + extra, wspace=0.95,
-                 bottom=0.6 + (LINE_IN if any(tails) else 0))
-    for ax, (ptitle, hist, xlabel) in zip(axes, panels, strict=False):
-        h = np.asarray(hist, dtype=np.int64)
-        chart_title(ax, ptitle)
-        style_axes(ax)
-        if not h.sum():
-            ax.set_xlabel(xlabel)
-            continue
-        lo = int(np.flatnonzero(h)[0])
-        top = _x_limit([h])
-        width = _nice_width(top - lo + 1, bins=50)
-        start = lo - lo % width
-        edges, shares = _binned(h, width, top)
-        keep = edges >= start
-        _bars(ax, edges[keep], shares[keep], width, COLORS[0])
-        summ = stats.summarize_hist(h)
-        _mean_median(ax, summ.mean, summ.median)
-        ax.set_xlim(start, top + width)
-        label = xlabel + (f" (bins of {width})" if width > 1 else "")
-        if summ.max > top:
-            label += f"\naxis stops at the 99.5th percentile; max {summ.max:,.0f}"
-        ax.set_xlabel(label)
-        ax.set_ylabel("share")
-        _percent_axis(ax)
-        ax.legend(fontsize=8.5, frameon=False, loc="upper right")
-    _suptitle(fig, title)
-    return save_chart(fig, path)
-
-
-def position_labels(n: int) -> list[str]:
-    """Seat-position tick labels: 1st plays first (dealer's left), the dealer is last."""
-    out = [ordinal(i + 1) for i in range(n)]
-    out[0] += "\n(dealer's left)"
-    out[-1] += "\n(dealer)"
-    return out
-
-
 def _percent_axis(ax: Axes) -> None:
     """Y ticks at 1-2-5 steps, labelled as percentages with just enough decimals.
 
@@ -482,98 +367,8 @@ def _percent_axis(ax: Axes) -> None:
     """
     ax.yaxis.set_major_locator(MaxNLocator(nbins=7, steps=[1, 2, 5, 10]))
     lo, hi = ax.get_ylim()
-    ticks = [t * 100 for t in ax.yaxis.get_major_locator().tick_values(lo, hi)]
-    d = next((d for d in range(7)
-              if all(abs(round(t, d) - t) < 1e-9 * max(1.0, abs(t)) for t in ticks)), 6)
+    d = percent_decimals(list(ax.yaxis.get_major_locator().tick_values(lo, hi)))
     ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=d))
-
-
-def _rate_limits(lows: Sequence[float], highs: Sequence[float], fair: Sequence[float]
-                 ) -> tuple[float, float]:
-    vals = [v for v in (*lows, *highs, *fair) if math.isfinite(v)]
-    if not vals:
-        return 0.0, 1.0
-    lo, hi = min(vals), max(vals)
-    pad = max((hi - lo) * 0.25, 0.005)
-    return max(0.0, lo - pad), min(1.0, hi + pad)
-
-
-def _ylabel_rate(ylabel: str) -> str:
-    return f"{ylabel} (95% Wilson interval)\naxis zoomed, does not start at 0"
-
-
-def rate_chart(
-    labels: Sequence[str],
-    ks: Sequence[int] | np.ndarray,
-    n: int | Sequence[int],
-    fair: float | Sequence[float] | None,
-    path: str | Path,
-    title: str,
-    xlabel: str,
-    ylabel: str = "win rate",
-    colors: Sequence[str] | None = None,
-    legend: Sequence[tuple[str, str]] = (),
-) -> Path:
-    """Rates k/n as points with 95% Wilson intervals against a dashed fair line.
-
-    Points rather than bars: the differences of interest are fractions of a
-    percentage point, and bars from zero would hide them. The y axis is
-    zoomed and says so.
-    """
-    ns = [n] * len(ks) if isinstance(n, (int, np.integer)) else list(n)
-    fairs = [fair] * len(ks) if isinstance(fair, (int, float)) or fair is None else list(fair)
-    rates, lows, highs = [], [], []
-    for k, m in zip(ks, ns, strict=True):
-        r, lo, hi = stats.wilson_interval(int(k), int(m))
-        rates.append(r)
-        lows.append(lo)
-        highs.append(hi)
-    x = np.arange(len(ks))
-    per_label = 1.1 if len(ks) <= 8 else 0.8
-    width = max(6.5, per_label * len(ks) + 3.5)
-    labels = [wrap_label(lab, max(10, int(per_label * 14))) for lab in labels]
-    legend = [(wrap_label(lab, 30), c) for lab, c in legend]
-    legend_w = text_width([lab for lab, _ in legend] + ["fair share 00.0%"], 8.5) + 0.6
-    title = wrap_label(title, int(9 * width))
-    extra = TITLE_IN * title.count("\n")
-    fig = new_figure(width + (legend_w if legend else 0),
-                  4.6 + extra + LINE_IN * (label_lines(labels) - 1))
-    (ax,) = axes_grid(fig, left=1.15, right=0.25 + (legend_w if legend else 0),
-                  top=0.5 + extra, bottom=0.5 + LINE_IN * label_lines(labels))
-    cols = list(colors) if colors else [COLORS[0]] * len(ks)
-    for c in dict.fromkeys(cols):  # one errorbar call per colour: each call is costly
-        idx = [i for i, ci in enumerate(cols) if ci == c and math.isfinite(rates[i])]
-        r_, lo_, hi_ = (np.array([v[i] for i in idx]) for v in (rates, lows, highs))
-        ax.errorbar(x[idx], r_, yerr=[r_ - lo_, hi_ - r_], fmt="o", color=c, capsize=6,
-                    markersize=7, elinewidth=1.8)
-    for xi, r, hi in zip(x, rates, highs, strict=True):
-        if math.isfinite(r):
-            ax.annotate(pct(r), (xi, hi), xytext=(0, 5), textcoords="offset points",
-                        ha="center", fontsize=8.5)
-    if fair is not None:
-        fvals = [f for f in fairs if f is not None]
-        if len(set(fvals)) == 1:
-            ax.axhline(fvals[0], color=FAIR_COLOR, linestyle="--", linewidth=1.2,
-                       label=f"fair share {pct(fvals[0])}")
-        else:
-            ax.scatter(x, fvals, marker="_", s=600, color=FAIR_COLOR, label="fair share")
-    for lab, c in legend:  # proxies: one legend entry per colour (e.g. per policy)
-        ax.plot([], [], "o", color=c, label=lab)
-    ax.set_xticks(x, labels, fontsize=9)
-    ax.set_xlim(-0.5, len(ks) - 0.5)
-    ylo, yhi = _rate_limits(lows, highs, [f for f in fairs if f is not None])
-    ax.set_ylim(ylo, yhi + (yhi - ylo) * 0.08)
-    _percent_axis(ax)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(_ylabel_rate(ylabel))
-    chart_title(ax, title, fontsize=TITLE_SIZE, fontweight="bold")
-    if legend:
-        ax.legend(fontsize=8.5, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
-    elif fair is not None:
-        ax.legend(fontsize=8.5, frameon=False, loc="best")
-    style_axes(ax)
-    ax.grid(False, axis="x")
-    return save_chart(fig, path)
 
 
 def grouped_rates_chart(
@@ -634,66 +429,6 @@ def grouped_rates_chart(
     ax.legend(fontsize=8.5, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
     style_axes(ax)
     ax.grid(False, axis="x")
-    return save_chart(fig, path)
-
-
-def draws_chart(
-    causes: Sequence[str],
-    means: Sequence[float],
-    lows: Sequence[float],
-    highs: Sequence[float],
-    drawn_hist: np.ndarray,
-    note: str,
-    path: str | Path,
-    title: str,
-) -> Path:
-    """Cards drawn per round by cause (bars, intervals when known) and their total's histogram."""
-    causes = [wrap_label(c, 22) for c in causes]
-    rows_h = sum(c.count("\n") + 1 for c in causes)
-    note = wrap_label(note, 150) if note else ""
-    note_h = LINE_IN * (note.count("\n") + 1) + 0.05 if note else 0.0
-    title = wrap_label(title, 110)
-    extra = TITLE_IN * title.count("\n")
-    fig = new_figure(11.0, max(4.4, 0.22 * rows_h + 2.0) + note_h + extra)
-    ax_b, ax_h = axes_grid(fig, 2, left=1.75, right=0.2, top=0.75 + extra, bottom=0.6 + note_h,
-                       wspace=1.0, width_ratios=[1.0, 1.1])
-    y = np.arange(len(causes))[::-1]
-    means_a = np.asarray(means, dtype=float)
-    ax_b.barh(y, means_a, color=COLORS[0], alpha=0.8, height=0.6)
-    lo_a, hi_a = np.asarray(lows, dtype=float), np.asarray(highs, dtype=float)
-    ok = np.isfinite(lo_a) & np.isfinite(hi_a)
-    if ok.any():
-        ax_b.errorbar(means_a[ok], y[ok], xerr=[means_a[ok] - lo_a[ok], hi_a[ok] - means_a[ok]],
-                      fmt="none", ecolor="black", capsize=4, elinewidth=1.2)
-    for yi, m in zip(y, means_a, strict=True):
-        ax_b.annotate(f"{m:,.2f}" if m >= 0.01 or m == 0 else f"{m:.2g}", (m, yi),
-                      xytext=(4, 0), textcoords="offset points", va="center", fontsize=8.5)
-    ax_b.set_yticks(y, causes, fontsize=9)
-    ax_b.set_ylim(-0.6, len(causes) - 0.4)
-    ax_b.set_xlabel("cards drawn per round (mean" + (", 95% CI)" if ok.any() else ")"))
-    ax_b.set_xlim(0, max(means_a.max(initial=0) * 1.25, 0.1))
-    chart_title(ax_b, "Why cards are drawn")
-    style_axes(ax_b)
-    ax_b.grid(False, axis="y")
-    h = np.asarray(drawn_hist, dtype=np.int64)
-    if h.sum():
-        top = _x_limit([h])
-        width = _nice_width(top, bins=50)
-        edges, shares = _binned(h, width, top)
-        _bars(ax_h, edges, shares, width, COLORS[0])
-        summ = stats.summarize_hist(h)
-        _mean_median(ax_h, summ.mean, summ.median)
-        ax_h.set_xlim(0, top + width)
-        ax_h.legend(fontsize=8.5, frameon=False, loc="upper right")
-        ax_h.set_xlabel("cards drawn in the round, all causes" +
-                        (f" (bins of {width})" if width > 1 else ""))
-    ax_h.set_ylabel("share of rounds")
-    _percent_axis(ax_h)
-    chart_title(ax_h, "Total cards drawn per round")
-    style_axes(ax_h)
-    _suptitle(fig, title)
-    if note:
-        _footnote(fig, note)
     return save_chart(fig, path)
 
 

@@ -118,7 +118,7 @@ class Doc:
         self.blocks.append(Block("code", text.rstrip("\n"), lang=lang))
 
     def image(self, path: str | Path, alt: str) -> None:
-        """A PNG: linked from the Markdown, embedded in the HTML."""
+        """A PNG or SVG chart: linked from the Markdown, embedded in the HTML."""
         self.blocks.append(Block("img", alt, path=Path(path)))
 
     def to_markdown(self, base: str | Path) -> str:
@@ -172,8 +172,9 @@ def _md_cell(text: str) -> str:
 
 
 def _data_uri(path: Path) -> str:
-    """A PNG file as a ``data:`` URI, so the HTML page needs no other file."""
-    return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+    """A PNG or SVG file as a ``data:`` URI, so the HTML page needs no other file."""
+    mime = "image/svg+xml" if path.suffix == ".svg" else "image/png"
+    return f"data:{mime};base64," + base64.b64encode(path.read_bytes()).decode("ascii")
 
 
 @functools.cache

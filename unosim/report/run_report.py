@@ -1,7 +1,8 @@
-"""Run reports: headline estimates with intervals, PNG charts, Markdown and HTML.
+"""Run reports: headline estimates with intervals, SVG charts, Markdown and HTML.
 
 ``write_report`` turns one run's merged aggregates into ``report.md``, a
-self-contained ``report.html`` and the PNGs themselves. It reads only the
+self-contained ``report.html`` and the SVG charts themselves (`unosim.report.svg`:
+no matplotlib, so a short run's report costs milliseconds, not a second). It reads only the
 aggregates and ``summary.json``'s facts (seed, version, config hash), never
 the runner's checkpoints.
 
@@ -34,7 +35,7 @@ from unosim.analysis.estimates import (
 )
 from unosim.analysis.summary import exact_win_shares
 from unosim.engine import state as L
-from unosim.report import charts
+from unosim.report import chartkit, svg
 from unosim.report.format import (
     CAUSE_LABELS,
     EVENT_LABELS,
@@ -137,7 +138,7 @@ def write_report(
     aggregates: Mapping[str, np.ndarray],
     summary: Mapping[str, Any] | None = None,
 ) -> list[Path]:
-    """Write report.md, report.html and the PNG charts of one run; returns their paths.
+    """Write report.md, report.html and the SVG charts of one run; returns their paths.
 
     ``summary`` is the run's ``summary.json`` document; its seed, unosim
     version and config hash are quoted (without it, the config's seed).
@@ -160,10 +161,10 @@ def write_report(
           "quantiles, Wilson score intervals for rates.")
     if summary.get("stop"):
         doc.p(stopping_text(summary["stop"]))
-    pngs = _round_length(doc, cfg, agg, out)
-    pngs += _who_wins(doc, cfg, agg, out)
-    pngs += _scores(doc, cfg, agg, out)
-    pngs += _draws(doc, cfg, agg, out)
+    charts = _round_length(doc, cfg, agg, out)
+    charts += _who_wins(doc, cfg, agg, out)
+    charts += _scores(doc, cfg, agg, out)
+    charts += _draws(doc, cfg, agg, out)
     pages = _examples(doc, cfg, seed, games, out)
     doc.h2("How this was made")
     lines = [f"Seed {seed}; {games:,} {'matches' if match else 'games'}; {n:,} rounds."]
@@ -180,7 +181,7 @@ def write_report(
     for stale in out.glob(f"example-{name_slug(cfg.name)}-*.html"):
         if stale not in pages:
             stale.unlink()
-    return written + pngs + pages
+    return written + charts + pages
 
 
 def _examples(doc: Doc, cfg: GameConfig, seed: Any, games: int, out: Path) -> list[Path]:
@@ -235,17 +236,17 @@ def _round_length(doc: Doc, cfg: GameConfig, agg: Aggregates, out: Path) -> list
         ["Shortest / longest", f"{t.min:,.0f} / {t.max:,.0f}"],
         ["Rounds", f"{t.n:,}"],
     ])
-    if charts.all_zero(agg["turns_hist"]):
+    if chartkit.all_zero(agg["turns_hist"]):
         doc.p("No rounds were played, so there is no distribution of turns to chart.")
         return []
-    png = charts.turns_chart([charts.Series(cfg.name, agg["turns_hist"])], out / "turns.png",
-                             f"Turns per round: {cfg.name}, {cfg.players} players, "
-                             f"{n_rounds(agg):,} rounds")
-    doc.image(png, "Histogram and cumulative distribution of turns per round")
+    chart = svg.turns_chart(agg["turns_hist"], out / "turns.svg",
+                          f"Turns per round: {cfg.name}, {cfg.players} players, "
+                          f"{n_rounds(agg):,} rounds")
+    doc.image(chart, "Histogram and cumulative distribution of turns per round")
     doc.p("A turn is a regular turn: a player played and/or drew on their own turn. Turns "
           "lost to Skip, Draw Two or an accepted Wild Draw Four are not turns, and jump-ins "
           "are counted apart (docs/rules.md §8).")
-    return [png]
+    return [chart]
 
 
 def _who_wins(doc: Doc, cfg: GameConfig, agg: Aggregates, out: Path) -> list[Path]:
@@ -267,14 +268,14 @@ def _who_wins(doc: Doc, cfg: GameConfig, agg: Aggregates, out: Path) -> list[Pat
           f"have no winner).{chi}")
     if n == 0:
         return []
-    pngs = [charts.rate_chart(
-        charts.position_labels(players), agg["wins_pos"], n, fair, out / "win_position.png",
+    charts = [svg.rate_chart(
+        chartkit.position_labels(players), agg["wins_pos"], n, fair, out / "win_position.svg",
         f"Win rate by seat position: {cfg.name}, {players} players",
         "seat position, in playing order from the dealer's left")]
-    doc.image(pngs[-1], "Win rate by seat position with 95% Wilson intervals")
+    doc.image(charts[-1], "Win rate by seat position with 95% Wilson intervals")
     groups = policy_groups(cfg)
     if len(groups) == 1:
-        return pngs
+        return charts
     doc.h2("Who wins: policy")
     rows = []
     for pol, seats in groups.items():
@@ -286,15 +287,16 @@ def _who_wins(doc: Doc, cfg: GameConfig, agg: Aggregates, out: Path) -> list[Pat
     doc.table(["Policy", "Seats", "Rounds won", "Share of rounds won", "Fair share",
                "Verdict"], rows)
     # COLORS[0] is the run itself in this report's other charts: policies take the rest
-    pol_color = {p: charts.COLORS[1 + i % (len(charts.COLORS) - 1)] for i, p in enumerate(groups)}
+    pol_color = {p: chartkit.COLORS[1 + i % (len(chartkit.COLORS) - 1)]
+                 for i, p in enumerate(groups)}
     pols = cfg.seat_policies
-    pngs.append(charts.rate_chart(
+    charts.append(svg.rate_chart(
         [f"seat {s}\n{pols[s]}" for s in range(players)], agg["wins_seat"], n, fair,
-        out / "win_seat.png", f"Win rate by seat and policy: {cfg.name}",
+        out / "win_seat.svg", f"Win rate by seat and policy: {cfg.name}",
         "seat (each seat plays every position equally often)",
         colors=[pol_color[p] for p in pols], legend=list(pol_color.items())))
-    doc.image(pngs[-1], "Win rate by seat, coloured by policy, with 95% Wilson intervals")
-    return pngs
+    doc.image(charts[-1], "Win rate by seat, coloured by policy, with 95% Wilson intervals")
+    return charts
 
 
 def _scores(doc: Doc, cfg: GameConfig, agg: Aggregates, out: Path) -> list[Path]:
@@ -316,22 +318,22 @@ def _scores(doc: Doc, cfg: GameConfig, agg: Aggregates, out: Path) -> list[Path]
         panels += [("Rounds per match", agg["match_rounds_hist"], "rounds"),
                    ("Final winning margin", agg["margin_hist"], "points")]
     doc.table(["Score", "Value"], rows)
-    pngs = []
-    if charts.all_zero(*(p[1] for p in panels)):
+    charts = []
+    if chartkit.all_zero(*(p[1] for p in panels)):
         doc.p(f"No points were scored ({cfg.scoring} scoring), so there is no score "
               "distribution to chart.")
     else:
-        empty = [p[0].lower() for p in panels if charts.all_zero(p[1])]
-        pngs.append(charts.hist_chart(
-            panels, out / "scores.png",
+        empty = [p[0].lower() for p in panels if chartkit.all_zero(p[1])]
+        charts.append(svg.hist_chart(
+            panels, out / "scores.svg",
             f"Scores ({cfg.scoring} scoring): {cfg.name}, {cfg.players} players"))
-        doc.image(pngs[-1], f"Distribution of points per round ({cfg.scoring} scoring)" +
+        doc.image(charts[-1], f"Distribution of points per round ({cfg.scoring} scoring)" +
                   (", rounds per match and final margins" if match else ""))
         if empty:
             doc.p("Not charted, all zero: " + ", ".join(empty) + ".")
     if match:
         _match_wins(doc, cfg, agg)
-    return pngs
+    return charts
 
 
 def _match_wins(doc: Doc, cfg: GameConfig, agg: Aggregates) -> None:
@@ -389,12 +391,12 @@ def _draws(doc: Doc, cfg: GameConfig, agg: Aggregates, out: Path) -> list[Path]:
               "no per-round sums of squares.")
     resh = per_round_estimate(agg, L.R_RESHUFFLES)
     note = f"Reshuffles: {sig3(resh.value)} per round. Stalemates: {stalemates} ({pct_ci(st_e)})."
-    if charts.all_zero([b[1].value for b in bars], agg["drawn_hist"]):
+    if chartkit.all_zero([b[1].value for b in bars], agg["drawn_hist"]):
         doc.p("No card was drawn in any round, so there is nothing to chart. " + note)
         return []
-    png = charts.draws_chart([b[0] for b in bars], [b[1].value for b in bars],
-                             [b[1].low for b in bars], [b[1].high for b in bars],
-                             agg["drawn_hist"], note, out / "draws.png",
-                             f"Cards drawn: {cfg.name}, {cfg.players} players")
-    doc.image(png, "Cards drawn per round by cause, and the distribution of the total")
-    return [png]
+    chart = svg.draws_chart([b[0] for b in bars], [b[1].value for b in bars],
+                          [b[1].low for b in bars], [b[1].high for b in bars],
+                          agg["drawn_hist"], note, out / "draws.svg",
+                          f"Cards drawn: {cfg.name}, {cfg.players} players")
+    doc.image(chart, "Cards drawn per round by cause, and the distribution of the total")
+    return [chart]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import codecs
 import os
 import stat
+import threading
 from collections.abc import Hashable
 from importlib import resources
 from pathlib import Path
@@ -187,12 +188,41 @@ def _read_bytes(path: Path) -> bytes:
     return raw
 
 
+# Documents already parsed, by their text: a config and its edition are read again and
+# again in one command (a run's report replays its example games from their rules, and
+# each replay loads the config and the edition), and PyYAML's pure-Python parser costs
+# milliseconds a file. Only what parsed is kept; an error is raised anew every time.
+_PARSED: dict[str, Any] = {}
+_PARSED_MAX = 64  # documents kept (configs and editions are a few kB each)
+_PARSED_LOCK = threading.Lock()
+
+
+def _copy(data: Any) -> Any:
+    """A fresh copy of parsed YAML (mappings, lists, scalars), so a caller that changes
+    what it got never changes what the next caller gets."""
+    if isinstance(data, dict):
+        return {k: _copy(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_copy(v) for v in data]
+    if isinstance(data, set):  # ``!!set``: its members are scalars
+        return set(data)
+    return data
+
+
 def _load(text: str) -> Any:
+    if text in _PARSED:
+        return _copy(_PARSED[text])
     loader = _BoundedLoader(text)  # the reader refuses control characters at once
     try:
-        return loader.get_single_data()
+        data = loader.get_single_data()
     finally:
         loader.dispose()
+    kept = _copy(data)
+    with _PARSED_LOCK:  # configs may be read from several threads
+        while len(_PARSED) >= _PARSED_MAX:
+            _PARSED.pop(next(iter(_PARSED)))
+        _PARSED[text] = kept
+    return data
 
 
 def parse_yaml(text: str, source: str | os.PathLike[str], key: str | None = None) -> Any:

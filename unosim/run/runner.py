@@ -328,16 +328,20 @@ def run_lockstep(  # noqa: PLR0913  the run options, each by keyword, until issu
     _check_stop_and_pairs(stop, pair_out is not None, out_dirs is not None)
     games, seed = int(games), int(seed)
     pairs = tuple((int(a), int(b)) for a, b in pairs)
-    import joblib
-
     from unosim.engine.plugins import plugin_seats
     from unosim.engine.state import compile_config
 
     if jobs is None:
         # Starting worker processes costs about a second; a small run is done sooner
-        # in this process. An explicit --jobs is always honoured.
+        # in this process (without importing joblib, a tenth of a second of CPU).
+        # An explicit --jobs is always honoured.
         small = games * len(cfgs) <= SMALL_RUN and stop is None
-        jobs = 1 if small and backend != "dask" else joblib.cpu_count()
+        if small and backend != "dask":
+            jobs = 1
+        else:
+            import joblib
+
+            jobs = joblib.cpu_count()
     precision = stop.target if stop is not None else None
     chunk_size, plan = _chunking(cfgs, games, chunk_size, stop, out_dirs, resume)
     plugins = tuple(plugin_seats(c.seat_policies) for c in cfgs)
