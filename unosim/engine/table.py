@@ -86,8 +86,12 @@ def remove_card(S: State, C: Config, p: int, k: int) -> None:
 
 
 @jit
-def copy_row(dst: IntArray, src: IntArray) -> None:
-    for i in range(dst.shape[0]):
+def copy_hand(C: Config, dst: IntArray, src: IntArray) -> None:
+    """A hand row into another: the edition's kinds, then the size and the suits
+    (the columns between are room for other editions' kinds, always 0)."""
+    for i in range(C.ci[C_NK]):
+        dst[i] = src[i]
+    for i in range(H_SIZE, dst.shape[0]):
         dst[i] = src[i]
 
 
