@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from unosim.report.league import LeagueSet
     from unosim.report.screen import Screen
     from unosim.report.sweep import Sweep
+    from unosim.run.documents import Stop
     from unosim.study import StudyOptions
 
 __all__ = ["Interval", "Result", "compare", "config", "league", "run", "screen", "sweep"]
@@ -222,7 +223,7 @@ class Result:
     aggregates: dict[str, np.ndarray]
     summary: dict[str, Any]
     out: Path | None = None
-    stop: dict[str, Any] | None = None
+    stop: Stop | None = None
     elapsed: float | None = field(default=None, repr=False)
 
     def __repr__(self) -> str:

@@ -65,6 +65,8 @@ __all__ = ["Comparison", "compare_runs", "comparison_html", "comparison_table",
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from unosim.run.documents import Stop
+
 NAN = float("nan")
 
 
@@ -117,7 +119,7 @@ class Comparison:
     verdicts: list[list[str]] = field(default_factory=list)
     paired: list[bool] = field(default_factory=list)
     identical: list[bool] = field(default_factory=list)
-    stop: dict[str, Any] | None = None
+    stop: Stop | None = None
     n_tests: int = 0
 
     @property
@@ -156,7 +158,7 @@ def questions_for(cmp: Comparison) -> list[Question]:
 def compare_runs(runs: Sequence[Run], labels: Sequence[str] | None = None,
                  pairs: Mapping[int, PairMoments] | None = None,
                  margins: Mapping[str, Margin] | None = None,
-                 stop: dict[str, Any] | None = None) -> Comparison:
+                 stop: Stop | None = None) -> Comparison:
     """Every headline metric of every run, each run's differences from the first, verdicts.
 
     ``pairs[i]`` holds the per-game moments of run ``i`` with the baseline

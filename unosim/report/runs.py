@@ -10,6 +10,7 @@ from the aggregates alone. Both files are checked before they are trusted
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from unosim.engine.state import compile_config
 from unosim.rules.config import GameConfig, config_hash, validate_config
 from unosim.run import OutDirError, read_arrays
 from unosim.run.checkpoints import array_digests
+from unosim.run.documents import Manifest
 from unosim.run.manifest import read_manifest, rules_hash, why_changed
 
 __all__ = ["Run", "load_run"]
@@ -88,7 +90,7 @@ def load_run(run_dir: str | Path) -> Run:
     return Run(cfg, agg, seed, int(agg["counts"][0]), d, summary, reused=True)
 
 
-def _config_problem(summary: dict[str, Any], cfg: GameConfig, manifest: dict[str, Any]) -> str:
+def _config_problem(summary: Mapping[str, object], cfg: GameConfig, manifest: Manifest) -> str:
     """Why the config no longer matches: a plug-in edited since the run (summary and
     manifest still agree), or else a summary edited by hand."""
     from unosim.rules.plugins import plugin_digests
@@ -100,7 +102,7 @@ def _config_problem(summary: dict[str, Any], cfg: GameConfig, manifest: dict[str
     return "the config in summary.json is not the one that was run"
 
 
-def _vouched(d: Path, summary: dict[str, Any], cfg: GameConfig, seed: int,
+def _vouched(d: Path, summary: Mapping[str, object], cfg: GameConfig, seed: int,
              agg: dict[str, np.ndarray]) -> None:
     """Refuse a run dir whose summary or aggregates are not what its ``run.json`` recorded."""
     try:

@@ -61,6 +61,8 @@ from unosim.rules.settings import (
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from unosim.run.documents import Stop
+
 __all__ = ["METRICS", "Factor", "FactorError", "Screen", "Term", "analyse", "full_moments",
            "parse_factors", "point_overrides", "write_screen"]
 
@@ -229,7 +231,7 @@ class Screen:
     margins: dict[str, Margin] = field(default_factory=dict)
     overrides: tuple[str, ...] = ()
     elapsed: float = 0.0
-    stop: dict[str, Any] | None = None
+    stop: Stop | None = None
     n_tests: int = 0
 
     @property

@@ -97,6 +97,8 @@ NAN = float("nan")
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from unosim.run.documents import Stop
+
 
 @dataclass
 class Sweep:
@@ -118,7 +120,7 @@ class Sweep:
     baseline: tuple[int, int] = (0, 0)
     groups: list[Group] = field(default_factory=list)
     margins: dict[str, Margin] = field(default_factory=dict)
-    stop: dict[str, Any] | None = None
+    stop: Stop | None = None
     n_tests: int = 0
 
     @property
@@ -186,7 +188,7 @@ def build_sweep(config: str | Path, axes: Sequence[Axis], cells: list[Cell], run
                 moments: Mapping[int, PairMoments], *, seed: int, base_of: tuple[int, int],
                 overrides: Sequence[str] = (), elapsed: float = 0.0,
                 margins: Mapping[str, Margin] | None = None,
-                stop: dict[str, Any] | None = None) -> Sweep:
+                stop: Stop | None = None) -> Sweep:
     """The sweep of ``cells`` from their finished ``runs`` (`unosim.study.sweep` runs them):
     each cell compared with its baseline cell through the pairs' ``moments``, every
     decision Holm-adjusted together."""
