@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -65,6 +65,7 @@ __all__ = ["Comparison", "compare_runs", "comparison_html", "comparison_table",
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from unosim.report.charts import ForestSpec
     from unosim.run.documents import Stop
 
 NAN = float("nan")
@@ -283,7 +284,7 @@ def comparison_table(cmp: Comparison) -> pd.DataFrame:
     rows = []
 
     def row(metric: str, label: str, i: int, e: Estimate, d: Diff | None,
-            v: Verdict | None = None, q: Question | None = None) -> dict[str, Any]:
+            v: Verdict | None = None, q: Question | None = None) -> dict[str, object]:
         r = cmp.runs[i]
         pd_ = d if isinstance(d, PairedDiff) else None
         return {
@@ -390,7 +391,7 @@ def effects_figure(cmp: Comparison) -> Figure:
     return charts.forest_figure(**effects_spec(cmp))
 
 
-def effects_spec(cmp: Comparison) -> dict[str, Any]:
+def effects_spec(cmp: Comparison) -> ForestSpec:
     """The effects chart's labels, panels, title and fills."""
     m1 = cmp.values["turns_mean"][0].value
     nan = float("nan")

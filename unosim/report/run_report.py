@@ -77,7 +77,7 @@ def policy_groups(cfg: GameConfig) -> dict[str, list[int]]:
     return groups
 
 
-def _conclusion(cfg: GameConfig, agg: Aggregates, seed: Any) -> str:
+def _conclusion(cfg: GameConfig, agg: Aggregates, seed: int) -> str:
     """The plain-language first paragraph: length, first-player edge, draws, stalemates."""
     n = n_rounds(agg)
     games = int(agg["counts"][0])
@@ -184,7 +184,7 @@ def write_report(
     return written + charts + pages
 
 
-def _examples(doc: Doc, cfg: GameConfig, seed: Any, games: int, out: Path) -> list[Path]:
+def _examples(doc: Doc, cfg: GameConfig, seed: int, games: int, out: Path) -> list[Path]:
     """Example games of the run's own range, each a replay viewer (`write_examples`)."""
     from unosim.engine.plugins import plugin_seats
     from unosim.engine.replay import TraceReplayError
