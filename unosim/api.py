@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from unosim.analysis.paired import Margin
+    from unosim.analysis.summary import Summary
     from unosim.report.comparison import Comparison
     from unosim.report.grid import Axis
     from unosim.report.league import LeagueSet
@@ -221,7 +222,7 @@ class Result:
     seed: int
     games: int
     aggregates: dict[str, np.ndarray]
-    summary: dict[str, Any]
+    summary: Summary
     out: Path | None = None
     stop: Stop | None = None
     elapsed: float | None = field(default=None, repr=False)
@@ -253,7 +254,7 @@ class Result:
         from unosim.report.runs import load_run
 
         r = load_run(run_dir)
-        summary = r.summary or {}
+        summary: Summary = r.summary or {}
         return cls(r.cfg, r.seed, r.games, r.aggregates, summary, r.out, summary.get("stop"))
 
     def estimate(self, key: str) -> Interval:

@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -25,6 +25,9 @@ from unosim.run import OutDirError, read_arrays
 from unosim.run.checkpoints import array_digests
 from unosim.run.documents import Manifest
 from unosim.run.manifest import read_manifest, rules_hash, why_changed
+
+if TYPE_CHECKING:
+    from unosim.analysis.summary import Summary
 
 __all__ = ["Run", "load_run"]
 
@@ -42,7 +45,7 @@ class Run:
     seed: int
     games: int
     out: Path | None = None
-    summary: dict[str, Any] | None = None
+    summary: Summary | None = None
     reused: bool = False
 
     @property
@@ -87,7 +90,8 @@ def load_run(run_dir: str | Path) -> Run:
     if any((a < 0).any() for a in agg.values()) or agg["counts"][0] < 1:
         raise ValueError(f"{npz} does not hold this run's aggregates: impossible counts")
     _vouched(d, summary, cfg, seed, agg)
-    return Run(cfg, agg, seed, int(agg["counts"][0]), d, summary, reused=True)
+    # a JSON object whose config, seed and hashes are checked: the rest is as written
+    return Run(cfg, agg, seed, int(agg["counts"][0]), d, cast("Summary", summary), reused=True)
 
 
 def _config_problem(summary: Mapping[str, object], cfg: GameConfig, manifest: Manifest) -> str:
