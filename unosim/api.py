@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ParamSpec, TypedDict, TypeVar, Unpack
+from typing import TYPE_CHECKING, ParamSpec, TypedDict, TypeVar, Unpack
 
 import numpy as np
 
@@ -193,7 +193,7 @@ def _api_call(func: Callable[P, R]) -> Callable[P, R]:
     return call
 
 
-def _check_arguments(a: Mapping[str, Any]) -> None:
+def _check_arguments(a: Mapping[str, object]) -> None:
     """Games, caps and seeds within the CLI's limits, and no empty ``out``, before
     anything runs (``out=""`` would be the working directory)."""
     from unosim.run.errors import BadOptionError

@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -33,7 +32,7 @@ from unosim.analysis.estimates import (
     per_round_estimate,
     wilson_estimate,
 )
-from unosim.analysis.summary import exact_win_shares
+from unosim.analysis.summary import Summary, exact_win_shares
 from unosim.engine import state as L
 from unosim.report import chartkit, svg
 from unosim.report.format import (
@@ -136,7 +135,7 @@ def write_report(
     out_dir: str | Path,
     cfg: GameConfig,
     aggregates: Mapping[str, np.ndarray],
-    summary: Mapping[str, Any] | None = None,
+    summary: Summary | None = None,
 ) -> list[Path]:
     """Write report.md, report.html and the SVG charts of one run; returns their paths.
 
