@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from unosim.analysis.paired import Margin
-    from unosim.analysis.summary import Summary
+    from unosim.analysis.summary import Summary, SummaryStop
     from unosim.report.comparison import Comparison
     from unosim.report.grid import Axis
     from unosim.report.league import LeagueSet
@@ -224,7 +224,7 @@ class Result:
     aggregates: dict[str, np.ndarray]
     summary: Summary
     out: Path | None = None
-    stop: Stop | None = None
+    stop: Stop | SummaryStop | None = None  # read back from a run dir: the summary's part
     elapsed: float | None = field(default=None, repr=False)
 
     def __repr__(self) -> str:

@@ -60,7 +60,6 @@ from unosim.run.files import atomic_write
 
 if TYPE_CHECKING:
     from unosim.run import RunResult
-    from unosim.run.documents import Stop
 
 SCHEMA_VERSION = 1
 STOP_FIELDS = ("precision", "max_games", "half_width", "met")
@@ -114,6 +113,15 @@ class Share(Rate):
 
 class PolicyShare(Share):
     seats: int
+
+
+class SummaryStop(TypedDict):
+    """The part of a run's `unosim.run.documents.Stop` its summary keeps (`STOP_FIELDS`)."""
+
+    precision: float
+    max_games: int
+    half_width: float | None
+    met: bool
 
 
 class Counted(Rate):
@@ -172,7 +180,7 @@ class Summary(TypedDict, total=False):
     swaps: float | None
     challenges: float | None
     matches: Matches
-    stop: Stop
+    stop: SummaryStop
     seed: int
     config_hash: str
     unosim_version: str
@@ -391,7 +399,7 @@ def summarize_run(result: RunResult) -> Summary:
     summary = build_summary(result.aggregates, result.cfg, seed=result.seed, games=result.games)
     stop = getattr(result, "stop", None)
     if stop:
-        summary["stop"] = cast("Stop", {k: stop.get(k) for k in STOP_FIELDS})
+        summary["stop"] = cast("SummaryStop", {k: stop.get(k) for k in STOP_FIELDS})
     if result.out is not None:
         text = summary_json(summary).encode()
         atomic_write(result.out / "summary.json", lambda f: f.write(text))
@@ -486,7 +494,7 @@ def _match_lines(m: Matches, scoring: object) -> list[str]:
     return lines
 
 
-def _stop_line(stop: Stop, games: int, unit: str) -> str:
+def _stop_line(stop: SummaryStop, games: int, unit: str) -> str:
     """How a run with a precision target ended: met at N games, or not met at the cap."""
     h, x = stop.get("half_width"), stop.get("precision")
     hw = "n/a" if h is None else f"{h:.3g}"

@@ -73,7 +73,7 @@ __all__ = ["League", "LeagueSet", "PILOT_GAMES", "balance", "decide", "design_te
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from unosim.run.documents import Stop
+    from unosim.run.documents import PilotStop
 
 PILOT_GAMES = 2_000  # --precision: games of the pilot that sizes the run
 ROUND_TO = 1_000  # --precision: the games a run needs are rounded up to this
@@ -217,7 +217,7 @@ class LeagueSet:
 
     leagues: list[League]
     axis: Axis | None
-    stop: Stop | None = None
+    stop: PilotStop | None = None
     moves: list[str] = field(default_factory=list)  # rating moves between rule sets
     n_tests: int = 0  # the Holm family: every decision of the command
 

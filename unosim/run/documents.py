@@ -9,22 +9,31 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-__all__ = ["Manifest", "Stop"]
+__all__ = ["Manifest", "PilotStop", "Stop"]
 
 
-class Stop(TypedDict, total=False):
-    """How a run with a stopping rule ended (a league's pilot adds ``pilot``).
-
-    Not every writer sets every field: the summary keeps a subset, a league
-    has no ``rule`` and no ``half_width``.
-    """
+class Stop(TypedDict):
+    """How a run with a stopping rule ended: the rule in words, the target, the cap,
+    the games it stopped at, the half-width reached (None: not finite) and whether
+    it met the target (`unosim.run.runner.run_lockstep`). A summary keeps a part
+    of it (`unosim.analysis.summary.SummaryStop`)."""
 
     rule: str
+    precision: float
+    max_games: int
+    games: int
+    half_width: float | None
+    met: bool
+
+
+class PilotStop(TypedDict):
+    """How a league sized its games from a pilot: the target half-width, the pilot's
+    games, the cap, the games chosen and whether the target is met within the cap."""
+
     precision: float
     pilot: int
     max_games: int
     games: int
-    half_width: float | None
     met: bool
 
 
