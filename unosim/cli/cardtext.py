@@ -16,11 +16,15 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 import click
 
 from unosim.rules.cards import COLORS
+
+if TYPE_CHECKING:
+    from unosim.rules.editions import Special
+    from unosim.rules.models import HouseRules
 
 DEFAULT_LABELS = ("red", "yellow", "green", "blue")
 # terminal colors for the labels the shipped editions use; any other label takes
@@ -60,7 +64,13 @@ SPECIAL_EFFECT = {
 }
 
 
-def color_wanted(stream: Any, env: Mapping[str, str] | None = None) -> bool:
+class Stream(Protocol):
+    """What `color_wanted` asks of a stream."""
+
+    def isatty(self) -> bool: ...
+
+
+def color_wanted(stream: Stream | None, env: Mapping[str, str] | None = None) -> bool:
     """Whether to write colors to ``stream``: a terminal, without ``NO_COLOR`` (any
     non-empty value) and not ``TERM=dumb``.
 
@@ -70,6 +80,8 @@ def color_wanted(stream: Any, env: Mapping[str, str] | None = None) -> bool:
     """
     env = os.environ if env is None else env
     if env.get("NO_COLOR") or env.get("TERM") == "dumb":
+        return False
+    if stream is None:
         return False
     try:
         return bool(stream.isatty())
@@ -114,7 +126,7 @@ _STACKS = {"draw_two_on_draw_two": "D2 on D2", "wd4_on_wd4": "WD4 on WD4",
            "wd4_on_draw_two": "WD4 on D2", "draw_two_on_wd4": "D2 on WD4"}
 
 
-def house_lines(house: Any) -> list[str]:
+def house_lines(house: HouseRules | None) -> list[str]:
     """One line per house rule in play (docs/rules.md §6); ``house`` is the config's
     `unosim.rules.models.HouseRules` or None."""
     if house is None:
@@ -134,8 +146,8 @@ def house_lines(house: Any) -> list[str]:
     return lines
 
 
-def legend(painter: Painter, special: Any = None, wilds_block: bool = False,
-           house: Any = None) -> str:
+def legend(painter: Painter, special: Special | None = None, wilds_block: bool = False,
+           house: HouseRules | None = None) -> str:
     """What every token and answer means; ``special`` is the edition's special wild
     (`unosim.rules.editions.Special`) or None, ``house`` the config's house rules."""
     letters = ", ".join(f"{c} {lab}" for c, lab in zip(COLORS, painter.labels, strict=True))
