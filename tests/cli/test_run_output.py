@@ -100,6 +100,20 @@ def test_precision_stops_the_run(tmp_path, validator):
     assert list(validator.iter_errors(s)) == []
 
 
+
+def test_precision_run_report_states_its_stopping_rule(tmp_path):
+    """A precision run's report says the rule and where it stopped, from summary.json
+    alone (which keeps the target, cap and outcome, not the rule's words)."""
+    out = tmp_path / "run"
+    r = invoke("run", "classic", "--precision", "4", "--max-games", "20000", "--jobs", "1",
+               "--out", str(out), "-q")
+    assert r.exit_code == 0, r.output
+    games = json.loads((out / "summary.json").read_text())["games"]
+    text = (out / "report.md").read_text()
+    assert "**Stopping rule:** stop at the first chunk boundary where the 95% half-width " \
+           "of mean turns per round is at most 4, at most 20,000 games." in text
+    assert f"It was met after {games:,} games" in text
+
 # --- match ties and policy rates --------------------------------------------------
 def _lowest_match_aggregates():
     """Three matches of 3 seats: seat 0 alone, seats 0+1 tied, all three tied."""

@@ -50,6 +50,7 @@ from unosim.report.render import Doc
 from unosim.report.verdicts import stopping_text
 from unosim.rules.config import GameConfig
 from unosim.rules.settings import describe_rules
+from unosim.run.documents import RUN_MEASURE, Stop
 
 __all__ = ["policy_groups", "write_report"]
 
@@ -159,9 +160,13 @@ def write_report(
     doc.p("Intervals are 95%: t intervals for means, order-statistic intervals for "
           "quantiles, Wilson score intervals for rates.")
     if summary.get("stop"):
-        # Known fault, kept as it was: a summary keeps no ``rule`` and no ``games`` of
-        # the stopping rule, so this raises KeyError (``run --precision`` with a report).
-        doc.p(stopping_text(summary["stop"]))  # type: ignore[arg-type]
+        # a summary keeps the rule's target, cap and outcome; the games are its own
+        stop = summary["stop"]
+        doc.p(stopping_text(Stop(
+            rule=f"stop at the first chunk boundary where the {RUN_MEASURE} is at "
+                 f"most {stop['precision']:g}",
+            precision=stop["precision"], max_games=stop["max_games"], games=games,
+            half_width=stop["half_width"], met=stop["met"])))
     charts = _round_length(doc, cfg, agg, out)
     charts += _who_wins(doc, cfg, agg, out)
     charts += _scores(doc, cfg, agg, out)

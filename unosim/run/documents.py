@@ -12,6 +12,10 @@ from typing import TypedDict
 __all__ = ["Manifest", "PilotStop", "Stop"]
 
 
+# what a plain run's stopping rule measures (its summary keeps only the target)
+RUN_MEASURE = "95% half-width of mean turns per round"
+
+
 class Stop(TypedDict):
     """How a run with a stopping rule ended: the rule in words, the target, the cap,
     the games it stopped at, the half-width reached (None: not finite) and whether

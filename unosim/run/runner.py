@@ -68,7 +68,7 @@ from unosim.run.chunks import (
     default_chunk_size,
     growing_plan,
 )
-from unosim.run.documents import Manifest, Stop
+from unosim.run.documents import RUN_MEASURE, Manifest, Stop
 from unosim.run.errors import BadOptionError, OutDirError, RunInterrupted
 from unosim.run.lock import lock_out_dir
 from unosim.run.manifest import (
@@ -106,7 +106,7 @@ class StopRule:
 
     target: float
     half_width: Callable[[list[Aggs], np.ndarray, np.ndarray, int], float]
-    what: str = "95% half-width of mean turns per round"
+    what: str = RUN_MEASURE
     min_games: int = 2 * MIN_CHUNK  # no stop on a variance from fewer games
 
 
