@@ -207,7 +207,7 @@ def _same_state(a, b, players: int) -> None:
 
 # A serialized state is the game's parameters, OpenSpiel's history (about 5 characters
 # an action) and the state's own part: the compiled config and the stream, not the actions.
-OWN_BYTES = 2_000  # the state's own part, however long the game
+OWN_BYTES = 3_000  # the state's own part (config with its kind tables), however long
 SERIALIZED_BYTES = 10_000  # the whole, for a state of at most 1,000 actions
 
 

@@ -320,6 +320,9 @@ def _dask(scheduler: str | None, jobs: int | None) -> Iterator[int]:
         where = f"scheduler {scheduler}" if scheduler else "a local dask cluster"
         raise BackendError(f"cannot reach {where} within {DASK_CONNECT_TIMEOUT} s: "
                            f"{_one_line(exc)}") from None
+    # the workers' own clients (joblib's, in a task) meet the same closed loop at shutdown
+    with contextlib.suppress(Exception):
+        client.run(_quiet_client_teardown)
     try:
         with joblib.parallel_config(backend="dask", client=client,
                                     wait_for_workers_timeout=DASK_CONNECT_TIMEOUT):
