@@ -37,7 +37,8 @@ from unosim.rules.cards import CardError, kind
 __all__ = ["Follower", "Table", "TraceReplayError", "replay", "round_at_event", "trace_config"]
 
 # rules a deal event shows that come from the edition, not from a config key
-EDITION_RULES = {"first_flip", "wd4_wilds_block", "uno_penalty", "special", "special_points"}
+EDITION_RULES = {"first_flip", "wd4_wilds_block", "uno_penalty", "special", "special_points",
+                 "stacking", "mercy_limit", "challenge"}
 
 
 PENALTIES = ("draw2", "wd4", "stack", "challenge")  # draw causes that pay what was pending
@@ -301,6 +302,13 @@ def _apply(tb: Table, hands: list[Counter[str]], e: dict[str, Any]) -> Table:
         ch.update(draw=tb.draw - len(e["cards"]))
         if e["cause"] in PENALTIES:
             ch["pending"] = 0
+        if "color" in e:  # a draw until the color its player named
+            ch["color"] = e["color"]
+    elif k in ("discard", "out"):  # cards from a hand into the discard pile, under its top
+        hands[e["p"]].subtract(e["cards"])
+        ch.update(discard=tb.discard + len(e["cards"]))
+        if k == "out":
+            ch.update(active=tuple(q for q in tb.active if q != e["p"]))
     elif k == "reshuffle":
         ch.update(draw=len(e["draw"]), discard=1)
     elif k == "reverse":

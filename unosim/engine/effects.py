@@ -1,0 +1,144 @@
+"""The kernel side of docs/rules.md section 11's new effects: what they do to the table.
+
+`unosim.engine.rules` decides when each happens (a play's resolution walks the
+kind's row of the effect table, ``C.fx``); here are the moves themselves, each
+writing its trace event:
+
+- ``discard_color`` (Discard All): the player's cards of the played card's
+  color go under it (it stays on top), one ``discard`` event;
+- ``draw_until_color`` (Wild Color Roulette): the victim draws until a card of
+  the color they named comes (or both piles run dry), one ``draw`` event whose
+  cause is ``draw_until_color``;
+- the mercy rule (``mercy_limit``): a player holding that many cards or more is
+  out of the round at once, their hand under the discard pile, one ``out``
+  event. They are back for the next round (`unosim.engine.deal.reset_state`).
+"""
+
+from __future__ import annotations
+
+from unosim.engine.events import emit, log_card
+from unosim.engine.jit import jit
+from unosim.engine.kinds import color_of, is_wild
+from unosim.engine.known import known_play
+from unosim.engine.state import (
+    C_MERCY,
+    C_PLAYERS,
+    CAUSE_DRAW_UNTIL,
+    EV_DISCARD,
+    EV_OUT,
+    H_SIZE,
+    H_SUIT,
+    OUT_MERCY,
+    R_OUTS,
+    S_DRAW_COLOR,
+    S_KNOW,
+    S_NALIVE,
+    S_NCL,
+    S_NDISC,
+    S_TRACE,
+    SEAT_ALIVE,
+    SEAT_MERCY,
+    Config,
+    State,
+)
+from unosim.engine.table import clear_voids, close_draw, draw_one, open_draw, remove_card
+from unosim.rules.cards import NK
+
+
+@jit
+def under_discard(S: State, k: int, n: int, keep_top: bool) -> None:
+    """``n`` cards of kind ``k`` into the discard pile: under its top card
+    (``keep_top``) or at its bottom."""
+    piles, s = S.piles, S.s
+    nd = s[S_NDISC]
+    at = nd - 1 if keep_top else 0
+    for i in range(nd - 1, at - 1, -1):
+        piles[1, i + n] = piles[1, i]
+    for i in range(n):
+        piles[1, at + i] = k
+    s[S_NDISC] = nd + n
+
+
+@jit
+def discard_color(S: State, C: Config, p: int, k: int) -> None:
+    """Discard All: ``p``'s cards of ``k``'s color go under ``k`` (on top of the pile)."""
+    hands = S.hands
+    c = color_of(k)
+    if hands[p, H_SUIT + c] == 0:
+        return
+    off = S.s[S_NCL]
+    for j in range(NK):
+        n = hands[p, j]
+        if n == 0 or is_wild(j) or color_of(j) != c:
+            continue
+        under_discard(S, j, n, True)
+        for _ in range(n):
+            remove_card(S, p, j)
+            if S.s[S_KNOW] != 0:
+                known_play(S, C, p, j)
+            if S.s[S_TRACE] != 0:
+                log_card(S, j)
+    emit(S, EV_DISCARD, p, c, 0, off, S.s[S_NCL] - off)
+
+
+@jit
+def draw_until_color(S: State, v: int, c: int) -> int:
+    """``v`` draws until a card of color ``c`` comes (kept with the rest); how many
+    came. Both piles dry: the draw stops there (docs/DECISIONS.md)."""
+    open_draw(S, v, CAUSE_DRAW_UNTIL)
+    S.s[S_DRAW_COLOR] = 1 + c
+    got = 0
+    while True:
+        k = draw_one(S)
+        if k < 0:
+            break
+        got += 1
+        if not is_wild(k) and color_of(k) == c:
+            break
+    close_draw(S)
+    S.s[S_DRAW_COLOR] = 0
+    return got
+
+
+@jit
+def over_limit(S: State, C: Config, q: int) -> bool:
+    """Is ``q`` in the round and holding the mercy limit or more?"""
+    lim = C.ci[C_MERCY]
+    return lim > 0 and S.seat[q, SEAT_ALIVE] != 0 and S.hands[q, H_SIZE] >= lim
+
+
+@jit
+def knock_out(S: State, C: Config, q: int) -> None:
+    """The mercy rule: ``q`` is out of the round; their hand goes under the discard
+    pile (in kind order, the first kind at the bottom)."""
+    hands, seat = S.hands, S.seat
+    off = S.s[S_NCL]
+    if S.s[S_TRACE] != 0:
+        for j in range(NK):
+            for _ in range(hands[q, j]):
+                log_card(S, j)
+    for j in range(NK - 1, -1, -1):
+        n = hands[q, j]
+        if n == 0:
+            continue
+        under_discard(S, j, n, False)
+        for _ in range(n):
+            remove_card(S, q, j)
+    seat[q, SEAT_ALIVE] = 0
+    seat[q, SEAT_MERCY] = 1
+    S.s[S_NALIVE] -= 1
+    S.st[R_OUTS] += 1
+    clear_voids(S, q)
+    forget_known(S, C, q)
+    emit(S, EV_OUT, q, OUT_MERCY, 0, off, S.s[S_NCL] - off)
+
+
+@jit
+def forget_known(S: State, C: Config, q: int) -> None:
+    """Nobody holds any card of ``q``'s any more."""
+    if S.s[S_KNOW] == 0:
+        return
+    known = S.known
+    for o in range(C.ci[C_PLAYERS]):
+        for j in range(NK):
+            known[o, q, j] = 0
