@@ -75,8 +75,9 @@ def test_skip_everyone_at_2_and_5_players(tmp_path: Path, players: int) -> None:
     r.apply("RS")
     lines = log(r, start)
     assert lines[0] == "play 0 RS R"
-    assert lines[1:players] == [f"skip {q}" for q in range(1, players)]
-    assert lines[players] == "turn 0 R RS"  # its player takes another turn
+    assert lines[1] == "skip_all 0"
+    assert lines[2:players + 1] == [f"skip {q}" for q in range(1, players)]
+    assert lines[players + 1] == "turn 0 R RS"  # its player takes another turn
 
 
 def test_user_edition_runs_from_the_cli(tmp_path: Path) -> None:

@@ -220,15 +220,20 @@ class Follower:
         empty: list[Round] = []
         best: Round | None = None
         most = 0
+        ties: list[Round] = []
         for a, s in self.candidates(known):  # the longest match: a slip may follow a turn
             n, r = self.trial(a, s)
             if n > most:
-                best, most = r, n
+                best, most, ties = r, n, [r]
+            elif n == most and n > 0:
+                ties.append(r)
             elif n == 0:
                 empty.append(r)
             ahead = self.t + n
             if known and n > 0 and (ahead >= len(self.trace) or self.trace[ahead]["e"] != "slip"):
                 break  # the game's own action, and no slip the other rate would add
+        if len(ties) > 1:
+            best = self.untie(ties, most, depth)
         if best is not None:
             self.partial = best.event_count - self.r.event_count > most
             self.r = best
@@ -239,6 +244,20 @@ class Follower:
                 self.r = r
                 return 0
         return None
+
+    def untie(self, ties: list[Round], most: int, depth: int) -> Round:
+        """Several actions wrote the same events (a stacking turn's ``turn`` comes before
+        the wild it plays, when several wild kinds draw): the one the trace follows on from."""
+        for r in ties:
+            if r.is_over or self.t + most >= len(self.trace) or depth >= 12:
+                return r
+            self.t += most
+            try:
+                if self.lookahead(r, depth + 1):
+                    return r
+            finally:
+                self.t -= most
+        return ties[0]
 
     def lookahead(self, r: Round, depth: int) -> bool:
         """Can the trace be followed on from ``r``?"""
