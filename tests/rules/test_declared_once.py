@@ -51,5 +51,10 @@ def test_the_search_seed_packs_seat_and_phase_apart() -> None:
 
 
 def test_round_counters_are_the_r_indices() -> None:
-    assert {getattr(L, "R_" + name.upper()) for name in L.ROUND_COUNTERS} == set(
-        L.ROUND_COUNTERS.values())
+    assert all(getattr(L, "R_" + c.name.upper()) == c.slot for c in L.COUNTERS)
+    slots = [c.slot for c in L.COUNTERS]
+    assert len(set(slots)) == len(slots) and L.R_WINNER not in slots
+    assert max(slots) < L.R_DRAW_BY_CAUSE and L.NR == L.R_DRAW_BY_CAUSE + L.NCAUSES
+    for field in ("name", "column", "summary"):
+        values = [getattr(c, field) for c in L.COUNTERS]
+        assert len(set(values)) == len(values), field

@@ -42,6 +42,7 @@ this module, see `SCHEMA_PATH`), every mean is per round unless named otherwise:
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -64,8 +65,7 @@ SCHEMA_VERSION = 1
 STOP_FIELDS = ("precision", "max_games", "half_width", "met")
 SCHEMA_PATH = Path(__file__).with_name("summary.schema.json")
 
-# The parts of summary.json built here, in the key order they are written
-# (summary.schema.json is the contract for readers).
+# summary.json's key order is its schema's (summary.schema.json, the contract for readers).
 
 
 class HistStats(TypedDict):
@@ -245,24 +245,21 @@ def build_summary(agg: dict[str, np.ndarray], cfg: GameConfig, *, seed: int,
         "config_name": cfg.name,
         "games": int(counts[0]),
         "rounds": rounds,
-        "turns": hist_stats(agg["turns_hist"]),
         "win_rate_by_position": _wins(agg["wins_pos"], rounds),
         "win_rate_by_seat": _wins(agg["wins_seat"], rounds),
         "win_rate_by_policy": _by_policy(agg["wins_seat"], policies, rounds),
         "stalemates": {"count": stale, **rate(stale, rounds)},
-        "points": hist_stats(agg["points_hist"]),
-        "cards_drawn": hist_stats(agg["drawn_hist"]),
-        "cards_played": per_round(L.R_PLAYED),
         "draws_by_cause": {c: per_round(L.R_DRAW_BY_CAUSE + i) for i, c in enumerate(L.CAUSES)},
-        "reshuffles": per_round(L.R_RESHUFFLES),
         "special": {"card": (cfg.edition_spec.special.name
-                             if cfg.edition_spec.special else None),
-                    "plays_per_round": per_round(L.R_SPECIAL_PLAYS),
-                    "cards_drawn_per_round": per_round(L.R_SPECIAL_DRAWN)},
-        "jumps": per_round(L.R_JUMPS),
-        "swaps": per_round(L.R_SWAPS),
-        "challenges": per_round(L.R_CHALLENGES),
+                             if cfg.edition_spec.special else None)},
     }
+    for c in L.COUNTERS:  # each declared counter, where its `summary` path says
+        *group, key = c.summary.split(".")
+        node = summary
+        for g in group:
+            node = node.setdefault(g, {})
+        node[key] = hist_stats(agg[c.hist]) if c.hist else per_round(c.slot)
+    summary = _schema_order(summary)
     if cfg.mode == "match":
         m = int(counts[0])
         unfinished = int(counts[3])
@@ -288,6 +285,28 @@ def build_summary(agg: dict[str, np.ndarray], cfg: GameConfig, *, seed: int,
         config=config_to_dict(run_cfg),
     )
     return summary
+
+
+@functools.cache
+def _schema_properties() -> dict[str, Any]:
+    """The schema's top-level properties: their order is the document's."""
+    props: dict[str, Any] = json.loads(SCHEMA_PATH.read_text())["properties"]
+    return props
+
+
+def _schema_order(summary: dict[str, Any]) -> dict[str, Any]:
+    """``summary`` with its keys, and those of the groups counters nest in, in the
+    schema's order (so a counter declared anywhere lands where the schema puts it)."""
+    props = _schema_properties()
+    groups = {c.summary.split(".")[0] for c in L.COUNTERS if "." in c.summary}
+    out: dict[str, Any] = {}
+    for key in sorted(summary, key=list(props).index):
+        value = summary[key]
+        if key in groups:
+            order = list(props[key]["properties"])
+            value = {k: value[k] for k in sorted(value, key=order.index)}
+        out[key] = value
+    return out
 
 
 def summary_json(summary: Mapping[str, object]) -> str:

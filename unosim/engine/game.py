@@ -320,7 +320,7 @@ class Round:
     @property
     def stats(self) -> dict[str, Any]:
         st = self.S.st
-        out: dict[str, Any] = {name: int(st[r]) for name, r in L.ROUND_COUNTERS.items()}
+        out: dict[str, Any] = {c.name: int(st[c.slot]) for c in L.COUNTERS}
         out["winner"] = self.winner
         out["drawn_by_cause"] = {c: int(st[L.R_DRAW_BY_CAUSE + i]) for i, c in enumerate(L.CAUSES)}
         return out

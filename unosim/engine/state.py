@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast
+from typing import Any, NamedTuple, Protocol, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -268,28 +268,54 @@ OUT_REASONS = ("mercy",)
 OUT_MERCY = 0
 
 # --- round statistics: int64 vector st (reset each round) ------------------
-R_TURNS = 0
-R_JUMPS = 1
-R_PLAYED = 2
-R_DRAWN = 3
-R_RESHUFFLES = 4
-R_SPECIAL_PLAYS = 5
-R_SPECIAL_DRAWN = 6  # cards drawn because of the special wild (Don't Talk slips included)
+class Counter(NamedTuple):
+    """One per-round counter of ``st``, declared once: `Round.stats`, the records
+    columns, ``summary.json`` and the run report all read this row, so adding a counter
+    is its `counter` line plus the kernel line that counts it. Their order is the
+    records' columns and the report's rows; the schema orders ``summary.json``."""
+
+    slot: int  # its index R_* in st: fixed, so old checkpoints' sums and records still read
+    name: str  # its key in `Round.stats`
+    column: str  # its column in the records (int32)
+    summary: str  # where summary.json keeps it ("a.b": key b of the object a)
+    hist: str = ""  # the aggregate histogram the summary reads ("": the per-round mean of sums)
+    label: str = ""  # the run report's row ("": no row; its figure is shown elsewhere)
+
+
+_COUNTERS: list[Counter] = []
+
+
+def counter(slot: int, name: str, *, column: str = "", summary: str = "", hist: str = "",
+            label: str = "") -> int:
+    """Declare a counter (`Counter`; column and summary default to the name); its slot,
+    for the kernel's ``R_*`` constant."""
+    _COUNTERS.append(Counter(slot, name, column or name, summary or name, hist, label))
+    return slot
+
+
+R_TURNS = counter(0, "turns", hist="turns_hist")
+R_POINTS = counter(8, "points", hist="points_hist")
+R_DRAWN = counter(3, "drawn", column="cards_drawn", summary="cards_drawn", hist="drawn_hist")
+R_PLAYED = counter(2, "played", column="cards_played", summary="cards_played",
+                   label="cards played")
+R_RESHUFFLES = counter(4, "reshuffles", label="reshuffles of the discard pile")
+R_JUMPS = counter(1, "jumps", label="jump-ins")
+R_CHALLENGES = counter(9, "challenges", label="Wild Draw Four challenges")
+R_SWAPS = counter(10, "swaps", label="hand swaps / rotations (Seven-O)")
+R_SPECIAL_PLAYS = counter(5, "special_plays", summary="special.plays_per_round",
+                          label="special wilds played")
+# cards drawn because of the special wild (Don't Talk slips included)
+R_SPECIAL_DRAWN = counter(6, "special_drawn", summary="special.cards_drawn_per_round",
+                          label="cards drawn because of special wilds")
+# Slots 11..15 are free for new counters. The winner and the draws by cause are read apart.
 R_WINNER = 7  # -1 stalemate
-R_POINTS = 8
-R_CHALLENGES = 9
-R_SWAPS = 10
-R_OUTS = 11  # players knocked out by the mercy rule (docs/rules.md section 11)
+# Players knocked out by the mercy rule (docs/rules.md section 11): counted, read by
+# the no_mercy study, not declared a summary counter (summary.json of every other
+# edition would gain a key and change).
+R_OUTS = 11
 R_DRAW_BY_CAUSE = 16  # 16..23, NCAUSES entries
 NR = R_DRAW_BY_CAUSE + NCAUSES
-# The per-round counters by name (``Round.stats``); the winner and the draws by
-# cause are read apart.
-ROUND_COUNTERS = {
-    "turns": R_TURNS, "jumps": R_JUMPS, "played": R_PLAYED, "drawn": R_DRAWN,
-    "reshuffles": R_RESHUFFLES, "special_plays": R_SPECIAL_PLAYS,
-    "special_drawn": R_SPECIAL_DRAWN, "points": R_POINTS, "challenges": R_CHALLENGES,
-    "swaps": R_SWAPS,
-}
+COUNTERS: tuple[Counter, ...] = tuple(_COUNTERS)
 
 # --- scalar state s -----------------------------------------------------------
 S_PHASE = 0

@@ -46,16 +46,9 @@ CAUSE_LABELS = {
     "dont_talk": "Don't Talk slip",
 }
 
-# Per-round counters kept only as totals in ``sums`` that a report lists.
-EVENT_LABELS = {
-    L.R_PLAYED: "cards played",
-    L.R_RESHUFFLES: "reshuffles of the discard pile",
-    L.R_JUMPS: "jump-ins",
-    L.R_CHALLENGES: "Wild Draw Four challenges",
-    L.R_SWAPS: "hand swaps / rotations (Seven-O)",
-    L.R_SPECIAL_PLAYS: "special wilds played",
-    L.R_SPECIAL_DRAWN: "cards drawn because of special wilds",
-}
+# Per-round counters kept only as totals in ``sums`` that a report lists (their labels
+# are declared with the counters, `unosim.engine.state.COUNTERS`).
+EVENT_LABELS = {c.slot: c.label for c in L.COUNTERS if c.label}
 
 
 def num_ci(e: Estimate, unit: str = "", decimals: int | None = None) -> str:

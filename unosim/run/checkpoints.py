@@ -238,20 +238,14 @@ def _records_table(rec: np.ndarray, cfg: GameConfig, seed: int, chunk: int) -> A
         "game": pa.array(rec[:, K.REC_GAME]),
         "round": pa.array(rec[:, K.REC_ROUND].astype(np.int32)),
         "dealer": pa.array(rec[:, K.REC_DEALER].astype(np.int8)),
-        "turns": pa.array(st[:, L.R_TURNS].astype(np.int32)),
         "winner_seat": pa.array(w.astype(np.int8), mask=~won),
         "winner_position": pa.array(rec[:, K.REC_WINNER_POS].astype(np.int8), mask=~won),
         "winner_policy": pa.array(policies[w], mask=~won, type=pa.string()),
-        "points": pa.array(st[:, L.R_POINTS].astype(np.int32)),
-        "cards_played": pa.array(st[:, L.R_PLAYED].astype(np.int32)),
-        "cards_drawn": pa.array(st[:, L.R_DRAWN].astype(np.int32)),
     }
+    for c in L.COUNTERS:
+        cols[c.column] = pa.array(st[:, c.slot].astype(np.int32))
     for i, cause in enumerate(L.CAUSES):
         cols[f"drawn_{cause}"] = pa.array(st[:, L.R_DRAW_BY_CAUSE + i].astype(np.int32))
-    for name, r in (("reshuffles", L.R_RESHUFFLES), ("jumps", L.R_JUMPS),
-                    ("swaps", L.R_SWAPS), ("challenges", L.R_CHALLENGES),
-                    ("special_plays", L.R_SPECIAL_PLAYS), ("special_drawn", L.R_SPECIAL_DRAWN)):
-        cols[name] = pa.array(st[:, r].astype(np.int32))
     cols["stalemate"] = pa.array(~won)
     for q in range(n):
         cols[f"points_left_seat{q}"] = pa.array(rec[:, K.REC_SEAT_POINTS + q].astype(np.int32))
