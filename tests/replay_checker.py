@@ -122,6 +122,37 @@ def edition_deck(decks: int, special: str) -> Counter[str]:
     return Counter({k: v * decks for k, v in one.items()})
 
 
+# What each classic card does (docs/rules.md §3), as an edition's card list writes it
+# (docs/editions.md): the cards this checker knows how to replay.
+CLASSIC_EFFECTS: dict[str, list[str]] = {
+    **{r: ["match"] for r in RANKS[:10]}, "S": ["match", "skip"], "R": ["match", "reverse"],
+    "D2": ["match", "draw 2"], "W": ["match"], "WD4": ["match", "draw 4"]}
+
+
+def listed_deck(cards: Any, decks: int) -> tuple[Counter[str] | None, str]:
+    """The deck a deal's ``cards`` list describes (docs/trace.md §4): each colored
+    token in the four colors, each wild once, ``count`` per deck. None and why, for
+    a list this checker cannot replay: a card kind that is not a classic card with
+    its classic effects (or the seed editions' WX special wild)."""
+    if not isinstance(cards, list):
+        return None, "deal.cards is not a list"
+    deck: Counter[str] = Counter()
+    for c in cards:
+        if not isinstance(c, dict) or not isinstance(c.get("token"), str) \
+                or not isinstance(c.get("count"), int):
+            return None, f"deal.cards has a malformed entry {c!r:.60}"
+        tok, effects = c["token"], c.get("effects", ["match"])
+        if tok == "WX":
+            if len(effects) != 2 or effects[0] != "match" or effects[1] not in SPECIALS[1:]:
+                return None, f"the WX kind's effects {effects} are no seed edition's"
+        elif CLASSIC_EFFECTS.get(tok) != effects:
+            return None, (f"card kind {tok} with effects {effects} is outside what this "
+                          "checker replays (the classic cards)")
+        for t in ([tok] if tok in WILDS else [col + tok for col in COLORS]):
+            deck[t] += c["count"] * decks
+    return deck, ""
+
+
 def hand_points(hand: Counter[str], special_points: int) -> int:
     return sum(card_points(c, special_points) * n for c, n in hand.items())
 
@@ -581,7 +612,13 @@ class _Replay:
             want = R.hand_size if s in self.active_set else 0
             if len(hands[s]) != want:
                 self.bad(f"seat {s} is dealt {len(hands[s])} cards, expected {want}")
-        deck = edition_deck(R.decks, R.special)
+        if "cards" in e:  # the deck as the trace lists it (docs/trace.md §4)
+            listed, why = listed_deck(e["cards"], R.decks)
+            if listed is None:
+                self.abort(why)
+            deck = listed
+        else:
+            deck = edition_deck(R.decks, R.special)
         self.deck_size = deck.total()
         got = Counter(cards)
         if got != deck:

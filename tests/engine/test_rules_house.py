@@ -422,7 +422,7 @@ def test_draw_until_play_never_applies_to_penalties():
 
 def test_draw_until_play_random_policy_plays_the_final_card():
     r = at([["G1"], ["B1"], ["B2"], ["B3"]], ["R7"], DUP, draw=["B4", "Y2", "R9", "B5"])
-    assert r.policy_action() == 55  # A_DRAW: nothing playable
+    assert r.policy_action() == L.A_DRAW  # nothing playable
     r.step()
     r.step()
     assert log(r)[-2:] == ["play 0 R9 R", "turn 1 R R9"]

@@ -83,3 +83,21 @@ def test_behaviour_rates_replay() -> None:
 
 def test_combinations_cover_all_subsets() -> None:
     assert len(list(itertools.product([0, 1], repeat=len(HOUSE)))) == 32
+
+
+def test_checker_learns_the_deck_from_the_deal() -> None:
+    """docs/trace.md §4: the deal lists the edition's cards; the checker's deck is that
+    list (a deal that does not match it is reported), and a card kind it cannot replay
+    is named, not guessed."""
+    cc = compile_config(load_config("configs/classic.yaml", []))
+    events = play_game(cc, 3)
+    deal = events[0]
+    assert [c["token"] for c in deal["cards"]][-2:] == ["W", "WD4"]
+    assert not check_trace(events).violations
+    more = [{**e, "cards": [{**c, "count": c["count"] + 1} if c["token"] == "W" else c
+                            for c in e["cards"]]} if e["e"] == "deal" else e for e in events]
+    assert any("deck has 109" in v for v in check_trace(more).violations)
+    new = [{**e, "cards": [*e["cards"], {"token": "SE", "count": 2, "points": 30,
+                                         "effects": ["match", "skip_all"]}]}
+           if e["e"] == "deal" else e for e in events]
+    assert any("card kind SE" in v for v in check_trace(new).violations)

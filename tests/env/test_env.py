@@ -74,8 +74,9 @@ def test_observation_hides_other_hands():
     S = b.round.S
     me = a.current
     other = 1 - me
-    k1 = int(np.flatnonzero(S.hands[other, :L.NK])[0])
-    k2 = (k1 + 1) % L.NK
+    nk = b.round.kinds.nk
+    k1 = int(np.flatnonzero(S.hands[other, :nk])[0])
+    k2 = (k1 + 1) % nk
     S.hands[other, k1] -= 1
     S.hands[other, k2] += 1
     np.testing.assert_array_equal(a.observe(me), b.observe(me))

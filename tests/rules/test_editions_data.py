@@ -18,11 +18,13 @@ from tests.rules_helpers import Round, log
 from unosim.cli import main
 from unosim.engine.batch import COUNT_ROUNDS, simulate
 from unosim.engine.state import compile_config
+from unosim.rules.cards import CLASSIC as CLASSIC_KINDS
 from unosim.rules.config import validate_config
 from unosim.rules.editions import (
     Edition,
     deck_counts,
     effects_by_kind,
+    kind_table,
     list_editions,
     load_edition,
     points_by_kind,
@@ -35,6 +37,8 @@ CLASSIC = (Path(EDITIONS_DIR) / "classic.yaml").read_text()
 # with eight Wild Draw Fours
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "editions"
 USER_EDITION = (EXAMPLES / "skip_everyone.yaml").read_text()
+# docs/editions.md's new card kind: classic plus eight Skip Everyone (token SE)
+NEW_KIND_EDITION = (EXAMPLES / "skip_everyone_added.yaml").read_text()
 
 
 def write(path: Path, text: str) -> Path:
@@ -60,24 +64,27 @@ def test_user_edition_changes_the_tables(tmp_path: Path) -> None:
     assert cc.points[10] == 30  # RS
 
 
-def _user_round(tmp_path: Path, players: int) -> Round:
-    ed = write(tmp_path / "mine.yaml", USER_EDITION)
+def _user_round(tmp_path: Path, players: int, text: str = USER_EDITION,
+                card: str = "RS") -> Round:
+    ed = write(tmp_path / "mine.yaml", text)
     cc = compile_config(validate_config({"edition": str(ed), "players": players}))
-    hands = [["RS", "R5", "R6"]] + [["B1", "B2"]] * (players - 1)
+    hands = [[card, "R5", "R6"]] + [["B1", "B2"]] * (players - 1)
     return Round.from_position(cc, hands=hands, draw=["G1"] * 5, discard=["R3"], color="R",
                                player=0)
 
 
 @pytest.mark.parametrize("players", [2, 5])
-def test_skip_everyone_at_2_and_5_players(tmp_path: Path, players: int) -> None:
-    r = _user_round(tmp_path, players)
+@pytest.mark.parametrize("card", ["RS", "RSE"])  # a slot given skip_all; a new kind (SE)
+def test_skip_everyone_at_2_and_5_players(tmp_path: Path, players: int, card: str) -> None:
+    text = USER_EDITION if card == "RS" else NEW_KIND_EDITION
+    r = _user_round(tmp_path, players, text, card)
     start = len(r.events())
-    r.apply("RS")
+    r.apply(card)
     lines = log(r, start)
-    assert lines[0] == "play 0 RS R"
+    assert lines[0] == f"play 0 {card} R"
     assert lines[1] == "skip_all 0"
     assert lines[2:players + 1] == [f"skip {q}" for q in range(1, players)]
-    assert lines[players + 1] == "turn 0 R RS"  # its player takes another turn
+    assert lines[players + 1] == f"turn 0 R {card}"  # its player takes another turn
 
 
 def test_user_edition_runs_from_the_cli(tmp_path: Path) -> None:
@@ -96,7 +103,8 @@ BAD = [
      "cards[12].effects[1]", "draw takes one of"),
     ("effects: [match, reverse]}", "effects: [match, flip]}", "cards[11].effects[1]",
      "does not run it yet"),
-    ('{token: "9", count: 2,', '{token: "11", count: 2,', "cards[9].token", "no card kind"),
+    ('{token: "9", count: 2,', '{token: "9-", count: 2,', "cards[9].token", "card tokens are"),
+    ('{token: "9", count: 2,', '{token: "11", count: 2,', "cards[9].points", "required"),
     ('{token: "9", count: 2,', '{token: "8", count: 2,', "cards[9].token", "listed twice"),
     ('{token: "9", count: 2,', '{token: "9", count: -2,', "cards[9].count", "-2"),
     ("effects: [match, skip]}", "effects: [skip]}", "cards[10].effects", "'match'"),
@@ -138,15 +146,69 @@ POLICIES = ["random", "greedy", "cautious", "defender", "strategic",
             {"policy": "ismcts", "params": {"iterations": 20}}]
 
 
-@pytest.mark.parametrize("edition", [*list_editions(), "user"])
+@pytest.mark.parametrize("edition", [*list_editions(), "user", "new_kind"])
 def test_every_policy_plays_every_edition(tmp_path: Path, edition: str) -> None:
     """Habits are read from the effect table, so every seat plays any edition:
     here one seat of each built-in policy, with every stacking switch on."""
-    if edition == "user":
-        edition = str(write(tmp_path / "mine.yaml", USER_EDITION))
+    if edition in ("user", "new_kind"):
+        text = USER_EDITION if edition == "user" else NEW_KIND_EDITION
+        edition = str(write(tmp_path / "mine.yaml", text))
     data = {"edition": edition, "players": len(POLICIES), "seats": POLICIES,
             "house_rules": {"stacking": {"draw_two_on_draw_two": True, "wd4_on_wd4": True,
                                          "wd4_on_draw_two": True, "draw_two_on_wd4": True}}}
     cc = compile_config(validate_config(data))
     agg, _ = simulate(cc, 5, 0, 6)
     assert int(agg["counts"][COUNT_ROUNDS]) == 6
+
+
+# --- a new card kind (docs/editions.md): ids from the edition's list ------------------------
+@pytest.mark.parametrize("name", list_editions())
+def test_shipped_editions_keep_the_classic_kind_ids(name: str) -> None:
+    """Kind ids come from each edition's list; the shipped ones give the classic layout."""
+    kinds = kind_table(load_edition(name))
+    assert kinds.tokens == CLASSIC_KINDS.tokens[:kinds.nk]
+    assert kinds.nk == (55 if load_edition(name).special else 54)
+
+
+def test_new_kind_numbers_after_the_classic_colored_kinds(tmp_path: Path) -> None:
+    ed = load_edition(write(tmp_path / "mine.yaml", NEW_KIND_EDITION))
+    kinds = kind_table(ed)
+    assert ed.deck is None  # not expressible in the older form
+    # colored kinds color-major in list order (14 per color), then the wilds
+    assert kinds.nk == 58 and kinds.tokens[12:15] == ("RD2", "RSE", "Y0")
+    assert kinds.tokens[-2:] == ("W", "WD4")
+    counts = deck_counts(ed)
+    assert counts.sum() == 116 and counts[kinds.kind("GSE")] == 2
+    assert points_by_kind(ed)[kinds.kind("BSE")] == 30
+
+
+def test_new_kind_matches_its_token_in_every_color(tmp_path: Path) -> None:
+    ed = write(tmp_path / "mine.yaml", NEW_KIND_EDITION)
+    cc = compile_config(validate_config({"edition": str(ed), "players": 2}))
+    r = Round.from_position(cc, hands=[["BSE", "B5"], ["B1", "B2"]], draw=["G1"] * 5,
+                            discard=["RSE"], color="R", player=0)
+    assert r.legal_action_names() == ["BSE", "draw"]
+
+
+def test_new_kind_runs_from_the_cli_and_its_trace_lists_the_cards(tmp_path: Path) -> None:
+    cfg = EXAMPLES / "skip_everyone_added_game.yaml"
+    r = CliRunner().invoke(main, ["run", str(cfg), "--games", "300", "--seed", "1", "--jobs",
+                                  "1", "--no-report", "--quiet", "--out", str(tmp_path / "o")])
+    assert r.exit_code == 0, r.output
+    ed = write(tmp_path / "mine.yaml", NEW_KIND_EDITION)
+    cc = compile_config(validate_config({"edition": str(ed), "players": 4}))
+    rnd = Round.new(cc, seed=3, game=0, trace=True)
+    rnd.play_out()
+    deal = rnd.events()[0]
+    assert [c["token"] for c in deal["cards"]][-3:] == ["SE", "W", "WD4"]
+    assert deal["cards"][13]["effects"] == ["match", "skip_all"]
+
+
+def test_too_many_kinds_is_a_one_line_error(tmp_path: Path) -> None:
+    extra = "".join(f'  - {{token: "X{i}", count: 1, points: 20, effects: [match]}}\n'
+                    for i in range(20))
+    text = CLASSIC.replace("  - {token: W,", extra + "  - {token: W,", 1)
+    with pytest.raises(ConfigError) as exc:
+        load_edition(write(tmp_path / "big.yaml", text))
+    msg = str(exc.value)
+    assert "\n" not in msg and "cards:" in msg and "at most 128" in msg, msg

@@ -89,17 +89,17 @@ def _table(data: dict[str, Any]) -> tuple[list[int], int, str, list[str], int]:
     return sizes, seat, config, sets, direction
 
 
-def _color(data: dict[str, Any], top: str) -> str:
+def _color(data: dict[str, Any], top: str, kinds: Any) -> str:
     """The active colour: a coloured top card's own, a wild's named by ``color``."""
-    from unosim.rules.cards import COLORS, color_of, is_wild, kind
+    from unosim.rules.cards import COLORS
 
-    k = kind(top)
+    k = kinds.kind(top)
     given = data.get("color")
     if given is not None and (not isinstance(given, str) or given.upper() not in COLORS
                               or len(given) != 1):
         raise CliError(f"color: expected one of {', '.join(COLORS)}, got {given!r:.40}")
-    if not is_wild(k):
-        own = COLORS[color_of(k)]
+    if kinds.color[k] >= 0:
+        own = COLORS[kinds.color[k]]
         if given is not None and given.upper() != own:
             raise CliError(f"color: the top card {top} makes the colour {own}, not {given}")
         return own
@@ -117,7 +117,7 @@ def build_round(data: Any, seed: int) -> Any:
     colour for a wild on top, a direction of +-1, no round already won."""
     from unosim.engine.game import IllegalActionError, Round
     from unosim.engine.state import compile_config
-    from unosim.rules.cards import NK, CardError, kind, token
+    from unosim.rules.cards import CardError
     from unosim.rules.config import ConfigError, load_config
 
     if not isinstance(data, dict):
@@ -138,14 +138,15 @@ def build_round(data: Any, seed: int) -> Any:
             raise CliError("top: expected a card token")
         played = [*_tokens(data.get("played", []), "played"), top]
         known = _known(data.get("known", {}), sizes, seat)
-        color = _color(data, top)
+        kinds = cc.kinds
+        color = _color(data, top, kinds)
         left = cc.deck_counts.copy()
         for t in [*hand, *played, *(t for cards in known.values() for t in cards)]:
-            k = kind(t)
+            k = kinds.kind(t)
             left[k] -= 1
             if left[k] < 0:
                 raise CliError(f"more {t} than the deck holds")
-        pool = np.repeat(np.arange(NK), left)
+        pool = np.repeat(np.arange(kinds.nk), left)
         np.random.default_rng(seed).shuffle(pool)
         need = sum(n - len(known.get(q, [])) for q, n in enumerate(sizes) if q != seat)
         if need > len(pool):
@@ -161,9 +162,9 @@ def build_round(data: Any, seed: int) -> Any:
                 hands.append(hand)
             else:
                 mine = known.get(q, [])
-                hands.append([*mine, *(token(int(k)) for k in pool[at:at + n - len(mine)])])
+                hands.append([*mine, *(kinds.token(k) for k in pool[at:at + n - len(mine)])])
                 at += n - len(mine)
-        draw = [token(int(k)) for k in pool[at:at + draw_size]]
+        draw = [kinds.token(k) for k in pool[at:at + draw_size]]
         r = Round.from_position(cc, hands, draw, played, color, seat,
                                 direction=direction, seed=seed)
         for q, cards in known.items():
@@ -200,7 +201,7 @@ def advise(r: Any, playouts: int, precision: float | None, playout: str,
     rows: list[dict[str, Any]] = []
     for a, w in zip(actions, wins, strict=True):
         rate, lo, hi = wilson_interval(int(w), done)
-        rows.append({"action": _name(int(a)), "win": rate, "low": lo, "high": hi,
+        rows.append({"action": r.action_name(int(a)), "win": rate, "low": lo, "high": hi,
                      "playouts": done})
     rows.sort(key=lambda row: -row["win"])
     return rows
@@ -216,12 +217,6 @@ def round_at_event(trace: list[dict[str, Any]], n: int, seed: int = 0) -> Any:
         return at_event(trace, n, seed)
     except TraceReplayError as exc:
         raise CliError(exc) from None
-
-
-def _name(a: int) -> str:
-    from unosim.engine.game import action_name
-
-    return action_name(a)
 
 
 @click.command("advise", cls=Command)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from unosim.engine.events import emit, log_card, log_pile
 from unosim.engine.jit import jit
-from unosim.engine.kinds import color_of, is_number, is_wild
 from unosim.engine.known import reset_known
 from unosim.engine.rng import rng_int
 from unosim.engine.rules import begin_turn, skip_all
@@ -17,6 +16,7 @@ from unosim.engine.state import (
     C_DECK_SIZE,
     C_FIRST_FLIP,
     C_HAND_SIZE,
+    C_NK,
     C_PLAYERS,
     CAUSE_DRAW2,
     EV_DEAL,
@@ -52,7 +52,6 @@ from unosim.engine.state import (
     State,
 )
 from unosim.engine.table import add_card, draw_n, next_alive, shuffle_row
-from unosim.rules.cards import NK
 from unosim.rules.effects import FX_COND, FX_DRAW, FX_REVERSE, FX_SKIP, FX_SKIP_ALL
 
 
@@ -107,14 +106,14 @@ def deal(S: State, C: Config, dealer: int) -> None:
         q = first
         for _ in range(s[S_NALIVE]):
             n = s[S_NDRAW] - 1
-            add_card(S, q, piles[0, n])
+            add_card(S, C, q, piles[0, n])
             s[S_NDRAW] = n
             q = next_alive(S, C, q, 1)
     if s[S_TRACE] != 0:
         off = s[S_NCL]
         for q in range(ci[C_PLAYERS]):
             log_card(S, hands[q, H_SIZE])
-            for k in range(NK):
+            for k in range(C.ci[C_NK]):
                 for _ in range(hands[q, k]):
                     log_card(S, k)
         log_pile(S, 0)
@@ -142,7 +141,7 @@ def first_flip(S: State, C: Config) -> None:
     k = flip_one(S)
     if C.ci[C_FIRST_FLIP] == FLIP_REDRAW:
         # an action or wild card's effect is ignored; flip on top of it
-        while not is_number(k) and s[S_NDRAW] > 0:
+        while C.face[k] < 0 and s[S_NDRAW] > 0:
             k = flip_one(S)
     else:
         while fx[k, FX_COND] != 0 and s[S_NDRAW] > 0:
@@ -159,7 +158,8 @@ def first_flip(S: State, C: Config) -> None:
                 emit(S, EV_RETURN, k, 0, 0, off, ln)
             k = flip_one(S)
     fp = s[S_FIRSTP]
-    if is_wild(k):
+    c = C.kc[k]
+    if c < 0:
         # a flipped wild: the first player names the color before their turn
         # (also the fallback when a redraw exhausts the pile on a wild)
         s[S_COLOR] = 0
@@ -167,11 +167,11 @@ def first_flip(S: State, C: Config) -> None:
         s[S_CUR] = fp
         s[S_COLOR_CTX] = 1
         return
-    s[S_COLOR] = color_of(k)
-    if C.ci[C_FIRST_FLIP] == FLIP_REDRAW or is_number(k):
+    s[S_COLOR] = c
+    if C.ci[C_FIRST_FLIP] == FLIP_REDRAW or C.face[k] >= 0:
         begin_turn(S, C, fp)
     elif fx[k, FX_DRAW] > 0:
-        draw_n(S, fp, fx[k, FX_DRAW], CAUSE_DRAW2)
+        draw_n(S, C, fp, fx[k, FX_DRAW], CAUSE_DRAW2)
         emit(S, EV_SKIP, fp, 0, 0, 0, 0)
         begin_turn(S, C, next_alive(S, C, fp, 1))
     elif fx[k, FX_SKIP] != 0:

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 from unosim.engine.events import emit, log_card
 from unosim.engine.jit import jit
-from unosim.engine.kinds import color_of, is_wild
 from unosim.engine.known import known_play
 from unosim.engine.state import (
     C_MERCY,
+    C_NCOL,
+    C_NK,
     C_PLAYERS,
     CAUSE_DRAW_UNTIL,
     EV_DISCARD,
@@ -42,7 +43,6 @@ from unosim.engine.state import (
     State,
 )
 from unosim.engine.table import clear_voids, close_draw, draw_one, open_draw, remove_card
-from unosim.rules.cards import NK
 
 
 @jit
@@ -63,17 +63,18 @@ def under_discard(S: State, k: int, n: int, keep_top: bool) -> None:
 def discard_color(S: State, C: Config, p: int, k: int) -> None:
     """Discard All: ``p``'s cards of ``k``'s color go under ``k`` (on top of the pile)."""
     hands = S.hands
-    c = color_of(k)
+    c = C.kc[k]
     if hands[p, H_SUIT + c] == 0:
         return
     off = S.s[S_NCL]
-    for j in range(NK):
+    ncol = C.ci[C_NCOL]
+    for j in range(c * ncol, (c + 1) * ncol):  # the color's block of kinds
         n = hands[p, j]
-        if n == 0 or is_wild(j) or color_of(j) != c:
+        if n == 0:
             continue
         under_discard(S, j, n, True)
         for _ in range(n):
-            remove_card(S, p, j)
+            remove_card(S, C, p, j)
             if S.s[S_KNOW] != 0:
                 known_play(S, C, p, j)
             if S.s[S_TRACE] != 0:
@@ -82,18 +83,18 @@ def discard_color(S: State, C: Config, p: int, k: int) -> None:
 
 
 @jit
-def draw_until_color(S: State, v: int, c: int) -> int:
+def draw_until_color(S: State, C: Config, v: int, c: int) -> int:
     """``v`` draws until a card of color ``c`` comes (kept with the rest); how many
     came. Both piles dry: the draw stops there (docs/DECISIONS.md)."""
     open_draw(S, v, CAUSE_DRAW_UNTIL)
     S.s[S_DRAW_COLOR] = 1 + c
     got = 0
     while True:
-        k = draw_one(S)
+        k = draw_one(S, C)
         if k < 0:
             break
         got += 1
-        if not is_wild(k) and color_of(k) == c:
+        if C.kc[k] == c:  # a wild's is -1
             break
     close_draw(S)
     S.s[S_DRAW_COLOR] = 0
@@ -114,16 +115,16 @@ def knock_out(S: State, C: Config, q: int) -> None:
     hands, seat = S.hands, S.seat
     off = S.s[S_NCL]
     if S.s[S_TRACE] != 0:
-        for j in range(NK):
+        for j in range(C.ci[C_NK]):
             for _ in range(hands[q, j]):
                 log_card(S, j)
-    for j in range(NK - 1, -1, -1):
+    for j in range(C.ci[C_NK] - 1, -1, -1):
         n = hands[q, j]
         if n == 0:
             continue
         under_discard(S, j, n, False)
         for _ in range(n):
-            remove_card(S, q, j)
+            remove_card(S, C, q, j)
     seat[q, SEAT_ALIVE] = 0
     seat[q, SEAT_MERCY] = 1
     S.s[S_NALIVE] -= 1
@@ -140,5 +141,5 @@ def forget_known(S: State, C: Config, q: int) -> None:
         return
     known = S.known
     for o in range(C.ci[C_PLAYERS]):
-        for j in range(NK):
+        for j in range(C.ci[C_NK]):
             known[o, q, j] = 0

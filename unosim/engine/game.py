@@ -40,7 +40,7 @@ from unosim.engine.state import (
 )
 from unosim.engine.table import add_card, hand_points
 from unosim.engine.trace import render_events
-from unosim.rules.cards import COLORS, NK, CardError, kind, token
+from unosim.rules.cards import CLASSIC, COLORS, CardError, KindTable
 
 PHASE_NAMES = {
     L.PH_DONE: "done", L.PH_TURN: "turn", L.PH_DRAWN: "drawn", L.PH_COLOR: "color",
@@ -64,13 +64,11 @@ class RoundOverError(IllegalActionError):
     """An action applied to a finished round."""
 
 
-TOKENS = tuple(token(k) for k in range(NK))  # card tokens by kind, looked up once
-
-
-def action_name(a: int) -> str:
-    """Readable name of an action id: a card token, ``draw``, ``color G``..."""
-    if 0 <= a < NK:
-        return token(a)
+def action_name(a: int, kinds: KindTable = CLASSIC) -> str:
+    """Readable name of an action id: a card token of the edition's ``kinds``,
+    ``draw``, ``color G``..."""
+    if 0 <= a < L.A_DRAW:
+        return kinds.token(a) if a < kinds.nk else f"<action {a}>"
     if a == L.A_DRAW:
         return "draw"
     if a == L.A_PASS:
@@ -86,8 +84,9 @@ def action_name(a: int) -> str:
     return f"<action {a}>"
 
 
-def parse_action(a: int | str) -> int:
-    """Action id from an id or a name (``R7``, ``play R7``, ``draw``, ``color G``, ``target 2``)."""
+def parse_action(a: int | str, kinds: KindTable = CLASSIC) -> int:
+    """Action id from an id or a name (``R7``, ``play R7``, ``draw``, ``color G``,
+    ``target 2``); card tokens are those of the edition's ``kinds``."""
     if isinstance(a, (int, np.integer)):
         return int(a)
     words = a.strip().split()
@@ -104,17 +103,17 @@ def parse_action(a: int | str) -> int:
         if w == "target" and len(words) == 2:
             return L.A_TARGET + int(words[1])
         if w in ("play", "jump", "stack") and len(words) == 2:
-            return kind(words[1])
+            return kinds.kind(words[1])
         if len(words) == 1:
-            return kind(words[0])
+            return kinds.kind(words[0])
     except (ValueError, CardError):
         pass
     raise IllegalActionError(f"unknown action {a!r}")
 
 
-def _tokens(kinds: Sequence[str], what: str) -> list[int]:
+def _tokens(table: KindTable, tokens: Sequence[str], what: str) -> list[int]:
     try:
-        return [kind(t) for t in kinds]
+        return [table.kind(t) for t in tokens]
     except CardError as e:
         raise IllegalActionError(f"{what}: {e}") from None
 
@@ -162,7 +161,7 @@ class Round:
         Cards go one at a time from the dealer's left; what remains is the draw
         pile in the same order (the next flip or draw takes the first)."""
         r = cls.blank(cc)
-        ks = _tokens(deck, "deck")
+        ks = _tokens(cc.kinds, deck, "deck")
         if len(ks) > r.S.piles.shape[1] - 1:
             raise IllegalActionError(f"deck of {len(ks)} cards exceeds the pile size")
         r.reseed(seed, 0, 0)
@@ -188,10 +187,10 @@ class Round:
         r.reseed(seed, 0, 0)
         reset_state(r.S, r.C, (player - direction) % n if dealer is None else dealer)
         for p, h in enumerate(hands):
-            for k in _tokens(h, f"hand {p}"):
-                add_card(r.S, p, k)
-        d = _tokens(draw, "draw")[::-1]
-        x = _tokens(discard, "discard")
+            for k in _tokens(cc.kinds, h, f"hand {p}"):
+                add_card(r.S, r.C, p, k)
+        d = _tokens(cc.kinds, draw, "draw")[::-1]
+        x = _tokens(cc.kinds, discard, "discard")
         if not x:
             raise IllegalActionError("the discard pile needs a top card")
         s, piles = r.S.s, r.S.piles
@@ -259,9 +258,15 @@ class Round:
         """Cards the next player faces drawing (Draw Two / WD4 / a stack)."""
         return int(self.S.s[L.S_PEND])
 
+    @property
+    def kinds(self) -> KindTable:
+        """The edition's card kinds: token of each kind id, and back."""
+        return self.cc.kinds
+
     def hand(self, p: int) -> list[str]:
-        row = self.S.hands[p]
-        return [TOKENS[k] for k in np.repeat(np.arange(NK), row[:NK])]
+        kinds = self.cc.kinds
+        row = self.S.hands[p, : kinds.nk]
+        return [kinds.tokens[k] for k in np.repeat(np.arange(kinds.nk), row)]
 
     @property
     def hands(self) -> list[list[str]]:
@@ -271,32 +276,33 @@ class Round:
         """The cards ``observer`` knows each seat holds (`unosim.engine.known`): the
         hand it gave away in a Seven-O swap or rotation, a hand it saw by
         challenging, an icon card shown for a Wishing Star; its own seat is empty."""
-        K = self.S.known[observer]
-        return [[token(k) for k in range(NK) for _ in range(int(K[q, k]))]
+        K, kinds = self.S.known[observer], self.cc.kinds
+        return [[kinds.tokens[k] for k in range(kinds.nk) for _ in range(int(K[q, k]))]
                 for q in range(self.players)]
 
     def set_known(self, observer: int, holder: int, cards: Sequence[str]) -> None:
         """Let ``observer`` know ``holder`` holds ``cards`` (a position built by hand,
         as `unosim advise` does); they must be in that hand."""
-        ks = _tokens(cards, f"known cards of seat {holder}")
+        nk = self.cc.kinds.nk
+        ks = _tokens(self.cc.kinds, cards, f"known cards of seat {holder}")
         if observer == holder:
             raise IllegalActionError("a seat's own hand is not 'known cards'")
-        counts = np.bincount(np.array(ks, dtype=np.int64), minlength=NK)
-        if (counts > self.S.hands[holder, :NK]).any():
+        counts = np.bincount(np.array(ks, dtype=np.int64), minlength=nk)
+        if (counts > self.S.hands[holder, :nk]).any():
             raise IllegalActionError(f"seat {holder} does not hold {' '.join(cards)}")
-        self.S.known[observer, holder, :NK] = counts
+        self.S.known[observer, holder, :nk] = counts
 
     @property
     def draw_pile(self) -> list[str]:
         """Draw pile in draw order (first element is the next card drawn)."""
         n = int(self.S.s[L.S_NDRAW])
-        return [TOKENS[k] for k in self.S.piles[0, :n][::-1]]
+        return [self.cc.kinds.tokens[k] for k in self.S.piles[0, :n][::-1]]
 
     @property
     def discard(self) -> list[str]:
         """Discard pile, bottom first (last element is the top card)."""
         n = int(self.S.s[L.S_NDISC])
-        return [TOKENS[k] for k in self.S.piles[1, :n]]
+        return [self.cc.kinds.tokens[k] for k in self.S.piles[1, :n]]
 
     @property
     def top(self) -> str:
@@ -338,12 +344,16 @@ class Round:
         return self.cc.rules
 
     @property
+    def card_list(self) -> list[dict[str, Any]]:
+        return self.cc.card_list
+
+    @property
     def special(self) -> int:
         return int(self.C.ci[L.C_SPECIAL])
 
     @property
     def wish_icons(self) -> list[str]:
-        return [token(k) for k in range(NK) if self.C.icons[k]]
+        return [t for k, t in enumerate(self.cc.kinds.tokens) if self.C.icons[k]]
 
     # --- acting ---------------------------------------------------------------
     def legal_actions(self) -> list[int]:
@@ -352,16 +362,24 @@ class Round:
         return [int(a) for a in out[:n]]
 
     def legal_action_names(self) -> list[str]:
-        return [action_name(a) for a in self.legal_actions()]
+        return [self.action_name(a) for a in self.legal_actions()]
+
+    def action_name(self, a: int) -> str:
+        """`action_name` with this round's card tokens."""
+        return action_name(a, self.cc.kinds)
+
+    def parse_action(self, a: int | str) -> int:
+        """`parse_action` with this round's card tokens."""
+        return parse_action(a, self.cc.kinds)
 
     def apply(self, action: int | str) -> None:
         """Apply one action; an illegal one raises `IllegalActionError` naming it."""
-        a = parse_action(action)
+        a = self.parse_action(action)
         if self.is_over:
-            raise RoundOverError(f"{action_name(a)}: the round is over")
+            raise RoundOverError(f"{self.action_name(a)}: the round is over")
         if not apply_action(self.S, self.C, a):
             raise IllegalActionError(
-                f"{action_name(a)} is not legal for player {self.current_player} "
+                f"{self.action_name(a)} is not legal for player {self.current_player} "
                 f"in phase {self.phase} (legal: {', '.join(self.legal_action_names())})")
         self.history.append(a)
         self.drain()
@@ -391,7 +409,7 @@ class Round:
             if decide is None:
                 a = int(policy_action(S, C))
                 if not apply_action(S, C, a):  # a bug in a compiled policy, not the user's
-                    raise RuntimeError(f"compiled policy chose illegal {action_name(a)}")
+                    raise RuntimeError(f"compiled policy chose illegal {self.action_name(a)}")
                 self.history.append(a)
                 since += 1
                 if since >= drain_every:
@@ -402,7 +420,7 @@ class Round:
             since = 0
             a = decide(self)
             if not apply_action(S, C, a):
-                raise IllegalActionError(f"{action_name(a)} is not legal for player "
+                raise IllegalActionError(f"{self.action_name(a)} is not legal for player "
                                          f"{self.current_player} in phase {self.phase}")
             self.history.append(a)
         self.drain()

@@ -21,7 +21,7 @@ shuffles all of those and checks every decision stays the same.
 from __future__ import annotations
 
 from unosim.engine.jit import jit, optional
-from unosim.engine.kinds import card, color_of, is_number, is_reverse, is_skip, is_wild, rank_of
+from unosim.engine.kinds import colored_kind
 from unosim.engine.rng import chance, rng_int
 from unosim.engine.rules import can_stack, challengeable, last_card_play, wd4_ok
 from unosim.engine.rulings import can_deflect, deflect_kind, jump_card_ok, ruled
@@ -35,12 +35,17 @@ from unosim.engine.state import (
     C_DEFLECT,
     C_DRAW_THEN_PLAY,
     C_JUMP_IN,
+    C_NCOL,
+    C_NK,
     C_NO_ACTION_FINISH,
     C_PLAYERS,
+    C_REVERSE_SYM,
+    C_SKIP_SYM,
     C_STACK_D2_D2,
     C_STACK_D2_WD4,
     C_STACK_WD4_D2,
     C_STACK_WD4_WD4,
+    C_WBASE,
     C_WD4_WILDS_BLOCK,
     H_SIZE,
     H_SUIT,
@@ -87,8 +92,8 @@ from unosim.engine.state import (
     State,
 )
 from unosim.engine.table import next_alive, top_card
-from unosim.rules.cards import NK, NRANKS, NWILD, REVERSE, SKIP
 from unosim.rules.effects import FX_COND, FX_DRAW, FX_REVERSE, FX_SKIP, FX_SKIP_ALL, FX_WILD
+from unosim.rules.limits import MAX_KINDS
 
 # Score tiers of a turn's cards. A base order (shed_points or numbers_first)
 # spreads cards over 0..400; keep_colors and switch_to_void reorder within a
@@ -125,7 +130,8 @@ def fewest_other(S: State, C: Config, p: int) -> int:
 def is_reserve(C: Config, k: int) -> bool:
     """Could ``k`` ever be stacked on (or deflect) a pending draw under this config's switches?"""
     ci, fx = C.ci, C.fx
-    if ruled(C) and ci[C_DEFLECT] != 0 and (is_skip(k) or is_reverse(k)):
+    if (ruled(C) and ci[C_DEFLECT] != 0 and C.kc[k] >= 0
+            and (fx[k, FX_SKIP] != 0 or fx[k, FX_REVERSE] != 0)):
         return True
     if fx[k, FX_DRAW] == 0:
         return False
@@ -137,16 +143,18 @@ def is_reserve(C: Config, k: int) -> bool:
 @jit
 def reserve_held(S: State, C: Config, p: int) -> int:
     n = 0
-    stk = C.stk
-    for i in range(NK):
+    stk, ci = C.stk, C.ci
+    for i in range(MAX_KINDS):
         k = stk[i]
         if k < 0:
             break
         if is_reserve(C, k):
             n += S.hands[p, k]
-    if ruled(C) and C.ci[C_DEFLECT] != 0:  # every Skip and Reverse can deflect
-        for c in range(NCOLORS):
-            n += S.hands[p, card(c, SKIP)] + S.hands[p, card(c, REVERSE)]
+    if ruled(C) and ci[C_DEFLECT] != 0:  # every Skip and Reverse can deflect
+        for sym in (ci[C_SKIP_SYM], ci[C_REVERSE_SYM]):
+            if sym >= 0:
+                for c in range(NCOLORS):
+                    n += S.hands[p, colored_kind(C, c, sym)]
     return n
 
 
@@ -207,17 +215,18 @@ def wild_score(C: Config, p: int, k: int, wd4: float, dump: float, reserve: floa
 
 
 @jit
-def colored_score(S: State, C: Config, p: int, k: int, c: int, r: int, nxt: int,
+def colored_score(S: State, C: Config, p: int, k: int, c: int, nxt: int,
                   action: float, reverse: float, dump: float, reserve: float) -> float:
-    """How much ``p``'s habits want to play ``k`` (color ``c``, rank ``r``) now."""
+    """How much ``p``'s habits want to play ``k`` (color ``c``) now."""
     pp = C.pp
     sc = dump * C.points[k]
     if pp[p, P_SHED] != 0:
         sc += C.points[k]
-    if is_number(k):
+    face = C.face[k]
+    if face >= 0:
         # numbers_first: numbers (high first), then actions, then wilds
         if pp[p, P_NUMBERS] != 0:
-            sc += TIER_NUMBER + r
+            sc += TIER_NUMBER + face
     else:
         if pp[p, P_NUMBERS] != 0:
             sc += TIER_ACTION
@@ -250,24 +259,25 @@ def turn_card(S: State, C: Config, p: int) -> int:
     nxt, action, wd4, reverse, dump, reserve = situation(S, C, p, True)
     best, bscore = -1, -1e18
     c0 = s[S_COLOR]
+    ci = C.ci
     if hands[p, H_SUIT + c0] > 0:
-        for r in range(NRANKS):
-            k = card(c0, r)
+        for r in range(ci[C_NCOL]):
+            k = colored_kind(C, c0, r)
             if hands[p, k] > 0:
-                sc = colored_score(S, C, p, k, c0, r, nxt, action, reverse, dump, reserve)
+                sc = colored_score(S, C, p, k, c0, nxt, action, reverse, dump, reserve)
                 if sc > bscore:
                     best, bscore = k, sc
     t = top_card(S)
-    if not is_wild(t):
-        tr = rank_of(t)
+    if C.kc[t] >= 0:
+        tr = C.sym[t]
         for c in range(NCOLORS):
-            k = card(c, tr)
+            k = colored_kind(C, c, tr)
             if c != c0 and hands[p, k] > 0:
-                sc = colored_score(S, C, p, k, c, tr, nxt, action, reverse, dump, reserve)
+                sc = colored_score(S, C, p, k, c, nxt, action, reverse, dump, reserve)
                 if sc > bscore:
                     best, bscore = k, sc
     wo, fx = C.wo, C.fx
-    for i in range(NWILD):
+    for i in range(ci[C_NK] - ci[C_WBASE]):
         k = wo[i]
         if hands[p, k] > 0 and (fx[k, FX_COND] == 0 or wd4_ok(S, C, p)):
             sc = wild_score(C, p, k, wd4, dump, reserve)
@@ -339,19 +349,19 @@ def wd4_illegal_chance(S: State, C: Config, p: int) -> float:
     c = s[S_WD4_COLOR]
     block = C.ci[C_WD4_WILDS_BLOCK] != 0
     colored = S.voids[w, c] == 0
-    fx = C.fx
+    fx, kc = C.fx, C.kc
     total, bad = 0, 0
-    for k in range(NK):
+    for k in range(C.ci[C_NK]):
         unseen = C.dc[k] - hands[p, k]
         total += unseen
-        if ((colored and not is_wild(k) and color_of(k) == c)
-                or (block and is_wild(k) and fx[k, FX_COND] == 0)):
+        if ((colored and kc[k] == c)
+                or (block and kc[k] < 0 and fx[k, FX_COND] == 0)):
             bad += unseen
     for i in range(s[S_NDISC]):
         k = piles[1, i]
         total -= 1
-        if ((colored and not is_wild(k) and color_of(k) == c)
-                or (block and is_wild(k) and fx[k, FX_COND] == 0)):
+        if ((colored and kc[k] == c)
+                or (block and kc[k] < 0 and fx[k, FX_COND] == 0)):
             bad -= 1
     clean = 1.0
     for i in range(hands[w, H_SIZE]):
@@ -370,7 +380,7 @@ def stack_card(S: State, C: Config, p: int) -> int:
     pp, stk, fx = C.pp, C.stk, C.fx
     nxt, action, wd4, reverse, dump, reserve = situation(S, C, p, False)
     best, bscore = -1, -1e18
-    for i in range(NK):
+    for i in range(MAX_KINDS):
         k = stk[i]
         if k < 0:
             break
@@ -381,15 +391,14 @@ def stack_card(S: State, C: Config, p: int) -> int:
         if fx[k, FX_WILD] != 0:
             sc = wild_score(C, p, k, wd4, dump, reserve)
         else:
-            sc = colored_score(S, C, p, k, color_of(k), rank_of(k), nxt, action, reverse,
-                               dump, reserve)
+            sc = colored_score(S, C, p, k, C.kc[k], nxt, action, reverse, dump, reserve)
         if sc > bscore:
             best, bscore = k, sc
     if ruled(C) and C.ci[C_DEFLECT] != 0:
         for i in range(2):
-            k = deflect_kind(S, i)
+            k = deflect_kind(S, C, i)
             if can_deflect(S, C, p, k):
-                sc = colored_score(S, C, p, k, color_of(k), rank_of(k), nxt, action, reverse,
+                sc = colored_score(S, C, p, k, C.kc[k], nxt, action, reverse,
                                    dump, reserve) + deflect_gain(S, C, p, k)
                 if sc > bscore:
                     best, bscore = k, sc
@@ -401,7 +410,7 @@ def deflect_gain(S: State, C: Config, p: int, k: int) -> float:
     """target_by_size (strategic): a Reverse that sends the draw back is worth more
     when the player it goes back to holds fewer cards than the next one, less
     otherwise (a Skip, like a stack, hits the next player)."""
-    if C.pp[p, P_TARGET] == 0 or not is_reverse(k):
+    if C.pp[p, P_TARGET] == 0 or C.fx[k, FX_REVERSE] == 0:
         return 0.0
     d = S.s[S_DIR]
     back = S.hands[next_alive(S, C, p, -d), H_SIZE]
@@ -418,7 +427,7 @@ def jump_choice(S: State, C: Config, p: int) -> int:
         return t
     best, bn = A_PASS, -1
     for c in range(NCOLORS):
-        k = card(c, rank_of(t))
+        k = colored_kind(C, c, C.sym[t])
         if jump_card_ok(S, C, p, k, t) and S.hands[p, H_SUIT + c] > bn:
             best, bn = k, S.hands[p, H_SUIT + c]
     return best
@@ -429,10 +438,10 @@ def drop_choice(S: State, C: Config, p: int) -> int:
     """multiple_play: the next card of the number to drop, or pass. Cards go
     from the color held least, so the color held most ends on top; a
     keep_colors seat keeps a card that is the last of its color."""
-    r = rank_of(top_card(S))
+    r = C.sym[top_card(S)]
     best, bn = A_PASS, 1 << 30
     for c in range(NCOLORS):
-        k = card(c, r)
+        k = colored_kind(C, c, r)
         n = S.hands[p, H_SUIT + c]
         if S.hands[p, k] > 0 and n < bn and not (C.pp[p, P_KEEP_COLORS] != 0 and n == 1):
             best, bn = k, n
@@ -443,7 +452,7 @@ def drop_choice(S: State, C: Config, p: int) -> int:
 def bluff_card(S: State, C: Config, p: int) -> int:
     """The first conditioned wild (the WD4) ``p`` holds, in the turn's order; -1 none."""
     wo, fx = C.wo, C.fx
-    for i in range(NWILD):
+    for i in range(C.ci[C_NK] - C.ci[C_WBASE]):
         k = wo[i]
         if fx[k, FX_COND] != 0 and S.hands[p, k] > 0:
             return k

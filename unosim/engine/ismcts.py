@@ -28,6 +28,7 @@ from unosim.engine.rng import rng_int, splitmix
 from unosim.engine.rules import apply_legal, challengeable, legal_actions, wilds_block
 from unosim.engine.state import (
     C_MODE,
+    C_NK,
     C_PLAYERS,
     C_SCORING,
     H_SIZE,
@@ -66,7 +67,6 @@ from unosim.engine.state import (
     State,
 )
 from unosim.engine.table import add_card
-from unosim.rules.cards import NK
 from unosim.rules.effects import FX_COND
 
 # every policy's default seat row, by code: a playout gives all seats the playout policy's row
@@ -176,7 +176,7 @@ def determinize(S: State, C: Config, me: int) -> None:
     hands, piles, s, pool, known = S.hands, S.piles, S.s, S.x_pool, S.known
     n = C.ci[C_PLAYERS]
     m = 0
-    for k in range(NK):
+    for k in range(C.ci[C_NK]):
         c = C.dc[k] - hands[me, k]
         for i in range(s[S_NDISC]):
             if piles[1, i] == k:
@@ -199,12 +199,12 @@ def determinize(S: State, C: Config, me: int) -> None:
         size = hands[q, H_SIZE]
         for c in range(hands.shape[1]):
             hands[q, c] = 0
-        for k in range(NK):
+        for k in range(C.ci[C_NK]):
             for _ in range(known[me, q, k]):
                 if hands[q, H_SIZE] < size:
-                    add_card(S, q, k)
+                    add_card(S, C, q, k)
         while hands[q, H_SIZE] < size and at < m:
-            add_card(S, q, pool[at])
+            add_card(S, C, q, pool[at])
             at += 1
     nd = min(s[S_NDRAW], m - at)
     for i in range(nd):

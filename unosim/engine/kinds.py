@@ -1,23 +1,20 @@
-"""The card predicates of `unosim.rules.cards`, compiled for the kernel.
+"""The kernel's reading of an edition's kind table (`unosim.rules.cards.KindTable`).
 
-The very functions the rules layer uses, not copies: numba inlines these
-one-liners, so the kernel reads ``is_draw_two(k)`` at no cost over writing
-the kind arithmetic out (which appears nowhere outside ``rules/cards.py``).
+Every card attribute is a per-kind table in the config record (``C.kc`` color,
+``C.sym`` match symbol, ``C.face`` number face value, ``C.suit`` hand column,
+``C.points``, ``C.fx``, ``C.act``); the rules read those, never kind arithmetic.
+The one layout fact the kernel uses is that colored kinds come color-major, so
+one color's kinds are one block of ``C.ci[C_NCOL]`` ids: `colored_kind` finds a
+symbol's card in another color with one multiply.
 """
 
 from __future__ import annotations
 
 from unosim.engine.jit import jit
-from unosim.rules import cards
+from unosim.engine.state import C_NCOL, Config
 
-card = jit(cards.card)
-color_of = jit(cards.color_of)
-rank_of = jit(cards.rank_of)
-is_wild = jit(cards.is_wild)
-suit_of = jit(cards.suit_of)
-is_number = jit(cards.is_number)
-is_action = jit(cards.is_action)
-is_skip = jit(cards.is_skip)
-is_reverse = jit(cards.is_reverse)
-is_draw_two = jit(cards.is_draw_two)
-same_rank = jit(cards.same_rank)
+
+@jit
+def colored_kind(C: Config, c: int, sym: int) -> int:
+    """The colored kind of symbol ``sym`` (a colored kind's ``C.sym``) in color ``c``."""
+    return c * C.ci[C_NCOL] + sym

@@ -23,6 +23,7 @@ from __future__ import annotations
 from unosim.engine.jit import optional
 from unosim.engine.state import (
     C_KNOWN,
+    C_NK,
     C_PLAYERS,
     KNOWN,
     S_KNOW,
@@ -32,7 +33,6 @@ from unosim.engine.state import (
     State,
 )
 from unosim.engine.table import next_alive
-from unosim.rules.cards import NK
 
 
 def _never_known(S: State, C: Config) -> None:
@@ -61,7 +61,7 @@ def reset_known(S: State, C: Config) -> None:
     known, n = S.known, C.ci[C_PLAYERS]
     for o in range(n):
         for q in range(n):
-            for k in range(NK):
+            for k in range(C.ci[C_NK]):
                 known[o, q, k] = 0
 
 
@@ -84,11 +84,11 @@ def known_swap(S: State, C: Config, a: int, b: int) -> None:
         return
     known, hands = S.known, S.hands
     for o in range(C.ci[C_PLAYERS]):
-        for k in range(NK):
+        for k in range(C.ci[C_NK]):
             t = known[o, a, k]
             known[o, a, k] = known[o, b, k]
             known[o, b, k] = t
-    for k in range(NK):
+    for k in range(C.ci[C_NK]):
         known[a, b, k] = hands[b, k]
         known[b, a, k] = hands[a, k]
         known[a, a, k] = 0
@@ -106,12 +106,12 @@ def known_rotate(S: State, C: Config, d: int) -> None:
     # the same walk as rotate_hands: seat q's row goes to the next seat in play
     first = next_alive(S, C, 0, 1) if seat[0, SEAT_ALIVE] == 0 else 0
     for o in range(n):
-        for k in range(NK):
+        for k in range(C.ci[C_NK]):
             tmp[0, k] = known[o, first, k]
         q = first
         for _ in range(S.s[S_NALIVE]):
             t = next_alive(S, C, q, d)
-            for k in range(NK):
+            for k in range(C.ci[C_NK]):
                 tmp[1, k] = known[o, t, k]
                 known[o, t, k] = tmp[0, k]
                 tmp[0, k] = tmp[1, k]
@@ -120,7 +120,7 @@ def known_rotate(S: State, C: Config, d: int) -> None:
         if seat[o, SEAT_ALIVE] == 0:
             continue
         r = next_alive(S, C, o, d)
-        for k in range(NK):
+        for k in range(C.ci[C_NK]):
             known[o, r, k] = hands[r, k]
             known[o, o, k] = 0
 
@@ -131,7 +131,7 @@ def known_reveal(S: State, C: Config, o: int, q: int) -> None:
     if S.s[S_KNOW] == 0:
         return
     known, hands = S.known, S.hands
-    for k in range(NK):
+    for k in range(C.ci[C_NK]):
         known[o, q, k] = hands[q, k]
 
 

@@ -39,7 +39,7 @@ import numpy as np
 
 from unosim.engine import state as L
 from unosim.engine.batch import Tally, empty_aggregates
-from unosim.engine.game import IllegalActionError, Round, action_name, drive_game, parse_action
+from unosim.engine.game import IllegalActionError, Round, drive_game
 from unosim.engine.rng import seed_keys
 from unosim.engine.state import CompiledConfig, IntArray, compile_config
 from unosim.engine.view import PublicLog, PublicView, public_view
@@ -457,7 +457,7 @@ def _answer(seat: Seat, view: PublicView, phase: str, names: list[str]) -> tuple
     return "choose", pol.choose(view, list(names))
 
 
-def _action(method: str, chosen: object) -> tuple[int | None, str]:
+def _action(method: str, chosen: object, r: Round) -> tuple[int | None, str]:
     """The action an answer names, or None and why not; runs none of the answer's code
     (a ``str`` or ``int`` subclass is read as the plain value)."""
     if isinstance(chosen, bool):
@@ -485,7 +485,7 @@ def _action(method: str, chosen: object) -> tuple[int | None, str]:
                                                  or words[1].upper() not in COLORS):
         return None, "not a colour"
     try:
-        return parse_action(text), ""
+        return r.parse_action(text), ""
     except IllegalActionError:
         return None, "not an action"
 
@@ -496,14 +496,14 @@ def decide(seat: Seat, r: Round) -> int:
     legal = r.legal_actions()
     if len(legal) == 1:
         return legal[0]
-    names = [action_name(a) for a in legal]
+    names = [r.action_name(a) for a in legal]
     view, phase = public_view(r, seat.log), r.phase
     if seat.guarded:
         with _plugin_code(seat.who):
             method, chosen = _answer(seat, view, phase, names)
     else:
         method, chosen = _answer(seat, view, phase, names)
-    a, why = _action(method, chosen)
+    a, why = _action(method, chosen, r)
     if a is None:
         raise _refuse(seat, r, chosen, why)
     if a not in legal:

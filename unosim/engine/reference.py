@@ -9,7 +9,7 @@ nothing imports back.
 from __future__ import annotations
 
 from unosim.engine.jit import jit
-from unosim.engine.kinds import card, is_number, is_wild, rank_of
+from unosim.engine.kinds import colored_kind
 from unosim.engine.rng import rng_int
 from unosim.engine.rules import can_play, can_stack, may_answer, wilds_block
 from unosim.engine.rulings import jump_card_ok, ruled
@@ -21,8 +21,11 @@ from unosim.engine.state import (
     A_TARGET,
     C_DEFLECT,
     C_JUMP_IN,
+    C_NCOL,
+    C_NK,
     C_PLAYERS,
     C_TURN_RULED,
+    C_WBASE,
     H_SUIT,
     JUMP_SAME_NUMBER,
     NCOLORS,
@@ -43,7 +46,7 @@ from unosim.engine.state import (
     State,
 )
 from unosim.engine.table import top_card
-from unosim.rules.cards import NK, NRANKS, NWILD
+from unosim.rules.limits import MAX_KINDS
 
 
 @jit
@@ -53,15 +56,15 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
 
     Only kinds with a draw effect (``C.stk``) can stack. A turn's play is the innermost loop of
     every simulation, so there the legal cards are counted per class (the
-    active color, whose count the table keeps; the top's rank in the other
-    colors; wilds) instead of calling `can_play` 55 times; tests check both
+    active color, whose count the table keeps; the top's symbol in the other
+    colors; wilds) instead of calling `can_play` once per kind; tests check both
     agree with the definitions."""
     hands, rng, stk = S.hands, S.rng, C.stk
     if stack:
         if ruled(C) and C.ci[C_DEFLECT] != 0:
             return uniform_answer(S, C, p)
         total = 0
-        for i in range(NK):
+        for i in range(MAX_KINDS):
             k = stk[i]
             if k < 0:
                 break
@@ -70,7 +73,7 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
         if total == 0:
             return -1
         x = rng_int(rng, total)
-        for i in range(NK):
+        for i in range(MAX_KINDS):
             k = stk[i]
             if k < 0:
                 break
@@ -79,28 +82,29 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
                     return k
                 x -= hands[p, k]
         return -1
-    # the hot path: active color, same rank in other colors, wilds (in this order)
+    # the hot path: active color, same symbol in other colors, wilds (in this order)
     c = S.s[S_COLOR]
     t = top_card(S)
     h = hands[p]
-    base = card(c, 0)
-    color = h[base:base + NRANKS]  # a slice: no index checks in the loops below
+    ci = C.ci
+    nc = ci[C_NCOL]
+    base = colored_kind(C, c, 0)
+    color = h[base:base + nc]  # a slice: no index checks in the loops below
     held_color = h[H_SUIT + c]
     total = held_color
-    tr = -1 if is_wild(t) else rank_of(t)
+    tr = -1 if C.kc[t] < 0 else C.sym[t]
     if tr >= 0:
         for cc in range(NCOLORS):
             if cc != c:
-                total += h[card(cc, tr)]
+                total += h[colored_kind(C, cc, tr)]
     # the wilds: the unconditioned ones (C.wo[:C.wfree]), then the conditioned
     # ones (WD4) if they are legal; most hands hold none (the wild suit's count)
-    # (a fixed trip count, masked: the loop unrolls into three loads, no branch)
     wo = C.wo
     nw = 0
     if h[H_SUIT + NCOLORS] > 0:
-        nw = NWILD if held_color == 0 and not wilds_block(C, h) else C.wfree
-        for i in range(NWILD):
-            total += h[wo[i]] * (i < nw)
+        nw = ci[C_NK] - ci[C_WBASE] if held_color == 0 and not wilds_block(C, h) else C.wfree
+        for i in range(nw):
+            total += h[wo[i]]
     if total == 0:
         return -1
     x = rng_int(rng, total)
@@ -109,7 +113,7 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
         # a search's exit branch is a coin flip the CPU mispredicts)
         passed = 0
         run = 0
-        for r in range(NRANKS):
+        for r in range(nc):
             run += color[r]
             passed += run <= x
         return base + passed
@@ -117,9 +121,10 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
     if tr >= 0:
         for cc in range(NCOLORS):
             if cc != c:
-                n = h[card(cc, tr)]
+                k = colored_kind(C, cc, tr)
+                n = h[k]
                 if x < n:
-                    return card(cc, tr)
+                    return k
                 x -= n
     for i in range(nw):
         k = wo[i]
@@ -137,13 +142,14 @@ def uniform_among(S: State, C: Config, p: int, what: int) -> int:
     hands = S.hands
     t = top_card(S)
     total = 0
-    for k in range(NK):
+    nk = C.ci[C_NK]
+    for k in range(nk):
         if hands[p, k] > 0 and pick_ok(S, C, p, k, t, what):
             total += hands[p, k]
     if total == 0:
         return -1
     x = rng_int(S.rng, total)
-    for k in range(NK):
+    for k in range(nk):
         if hands[p, k] > 0 and pick_ok(S, C, p, k, t, what):
             if x < hands[p, k]:
                 return k
@@ -158,7 +164,7 @@ def pick_ok(S: State, C: Config, p: int, k: int, t: int, what: int) -> bool:
     if what == 1:
         return jump_card_ok(S, C, p, k, t)
     if what == 2:
-        return is_number(k) and rank_of(k) == rank_of(t)
+        return C.face[k] >= 0 and C.sym[k] == C.sym[t]
     return can_play(S, C, p, k)
 
 

@@ -32,7 +32,8 @@ from unosim.engine.deal import reset_state
 from unosim.engine.game import IllegalActionError, Round
 from unosim.engine.scoring import next_dealer, score_round, start_match
 from unosim.engine.state import CompiledConfig, compile_config
-from unosim.rules.cards import CardError, kind
+from unosim.rules.cards import CardError
+from unosim.rules.effects import FX_DRAW
 
 __all__ = ["Follower", "Table", "TraceReplayError", "replay", "round_at_event", "trace_config"]
 
@@ -73,6 +74,9 @@ def trace_config(deal: dict[str, Any]) -> CompiledConfig:
         diff = next((k for k, v in _flat(rules) if dict(_flat(cc.rules)).get(k) != v), "?")
         raise TraceReplayError(f"the trace's rules are not those of edition "
                                f"{deal.get('edition')!r} (rule {diff})")
+    if "cards" in deal and deal["cards"] != cc.card_list:  # older traces have no cards
+        raise TraceReplayError(f"the trace's cards are not those of edition "
+                               f"{deal.get('edition')!r}")
     return cc
 
 
@@ -148,12 +152,12 @@ class Follower:
         S, n = r.S, len(want)
         nd0 = int(S.s[L.S_NDISC])
         try:
-            w = np.array([kind(c) for c in want])
+            w = np.array([r.kinds.kind(c) for c in want])
         except CardError:
             return False
         scratch = r.clone()
         held = np.empty(n, np.int64)  # the discard under the top at the reshuffle
-        held[self.permutation(r, scratch, n)] = [kind(c) for c in got]
+        held[self.permutation(r, scratch, n)] = [r.kinds.kind(c) for c in got]
         if sorted(held) != sorted(w):
             return False
         fixed = np.arange(max(nd0 - 1, 0), n)
@@ -295,11 +299,11 @@ class Table:
     exact: bool = False  # read from the engine (the end of an action), not moved by events
 
 
-def _sort(cards: Counter[str]) -> tuple[str, ...]:
-    return tuple(sorted(cards.elements(), key=kind))
+def _sort(cards: Counter[str], cc: CompiledConfig) -> tuple[str, ...]:
+    return tuple(sorted(cards.elements(), key=cc.kinds.kind))
 
 
-def _apply(tb: Table, hands: list[Counter[str]], e: dict[str, Any]) -> Table:
+def _apply(tb: Table, hands: list[Counter[str]], e: dict[str, Any], cc: CompiledConfig) -> Table:
     """The table after event ``e`` (``hands`` is updated in place), from what it records."""
     k = e["e"]
     ch: dict[str, Any] = {"exact": False}
@@ -314,7 +318,7 @@ def _apply(tb: Table, hands: list[Counter[str]], e: dict[str, Any]) -> Table:
     elif k == "play":
         hands[e["p"]][e["card"]] -= 1
         ch.update(discard=tb.discard + 1, top=e["card"], color=e["color"])
-        if e["card"].endswith("D2") or e["card"] == "WD4":
+        if cc.effects[cc.kinds.kind(e["card"]), FX_DRAW] > 0:
             ch["pending"] = None  # what it adds is the engine's to say (`_pending`)
     elif k == "draw":
         hands[e["p"]].update(e["cards"])
@@ -343,7 +347,7 @@ def _apply(tb: Table, hands: list[Counter[str]], e: dict[str, Any]) -> Table:
         ch.update(winner=e["winner"])
     elif k in ("score", "match_end"):
         ch.update(scores=tuple(e["scores"]))
-    ch["hands"] = tuple(_sort(h) for h in hands)
+    ch["hands"] = tuple(_sort(h, cc) for h in hands)
     return replace(tb, **ch)
 
 
@@ -389,7 +393,7 @@ def _deal_round(r: Round, deal: dict[str, Any], rest: list[str]) -> None:
                                                          if q not in alive):
         raise TraceReplayError(f"the deal's hands are not {size} cards for each seat in play")
     dealt = [hands[q][j] for j in range(size) for q in order]
-    pile = [kind(c) for c in [*rest, *dealt[::-1]]]  # bottom first; dealt[0] on top
+    pile = [r.kinds.kind(c) for c in [*rest, *dealt[::-1]]]  # bottom first; dealt[0] on top
     if len(pile) > r.S.piles.shape[1] - 1:
         raise TraceReplayError(f"the deal holds {len(pile)} cards, more than the deck")
     reset_state(r.S, r.C, dealer)
@@ -409,7 +413,7 @@ def _deck_fits(cc: CompiledConfig, deal: dict[str, Any]) -> None:
     """The deal's cards are the edition's deck, no more of a card than it holds."""
     have = Counter(c for h in deal["hands"] for c in h) + Counter(deal["draw"])
     for c, n in have.items():
-        if n > int(cc.deck_counts[kind(c)]):
+        if n > int(cc.deck_counts[cc.kinds.kind(c)]):
             raise TraceReplayError(f"the deal has {n} x {c}, more than the deck holds")
 
 
@@ -456,7 +460,7 @@ def _replay(trace: Sequence[dict[str, Any]], actions: Sequence[int] | None
         _deck_fits(cc, d)
         r.round_index = int(d.get("round", 0))
         hands = [Counter(h) for h in d["hands"]]
-        tb = Table(round=r.round_index, hands=tuple(_sort(h) for h in hands),
+        tb = Table(round=r.round_index, hands=tuple(_sort(h, cc) for h in hands),
                    draw=len(d["draw"]), discard=0, top=None, color=None, direction=1,
                    turn=None, pending=0, scores=tuple(r.scores) if match else None,
                    active=active)
@@ -470,13 +474,13 @@ def _replay(trace: Sequence[dict[str, Any]], actions: Sequence[int] | None
         follow_from = rets[-1] + 1 if rets else t + 1
         rest = trace[rets[-1]]["draw"] if rets else d["draw"]
         for i in range(t + 1, follow_from):
-            tb = _apply(tb, hands, trace[i])
+            tb = _apply(tb, hands, trace[i], cc)
             out.append(tb)
         before = r.event_count
         _deal_round(r, d, list(rest))
         dealt = r.events(before)
-        if [sorted(h, key=kind) for h in dealt[0]["hands"]] != [
-                sorted(h, key=kind) for h in d["hands"]]:
+        if [sorted(h, key=cc.kinds.kind) for h in dealt[0]["hands"]] != [
+                sorted(h, key=cc.kinds.kind) for h in d["hands"]]:
             raise TraceReplayError(f"event {t}: the engine dealt other hands")
         fl = Follower(r, trace, follow_from, actions, at)
         flips = dealt[1:]
@@ -484,7 +488,7 @@ def _replay(trace: Sequence[dict[str, Any]], actions: Sequence[int] | None
         if m != len(flips) and fl.t + m != len(trace):
             raise TraceReplayError(f"event {t}: the round's first flip does not replay")
         for e in flips[:m]:
-            tb = _apply(tb, hands, e)
+            tb = _apply(tb, hands, e, cc)
             out.append(tb)
         if m != len(flips):  # the trace stops among them
             return out, False
@@ -498,7 +502,7 @@ def _replay(trace: Sequence[dict[str, Any]], actions: Sequence[int] | None
             fl.step()
             r = fl.r
             for i in range(t0, fl.t):
-                tb = _apply(tb, hands, trace[i])
+                tb = _apply(tb, hands, trace[i], cc)
                 out.append(tb)
             if fl.partial:  # the trace stops inside this action
                 _pending(out, trace, t0, fl.t)
@@ -520,7 +524,7 @@ def _replay(trace: Sequence[dict[str, Any]], actions: Sequence[int] | None
         if m != len(new) and t + m != len(trace):
             raise TraceReplayError(f"event {t}: the engine scores the round otherwise")
         for e in new[:m]:
-            tb = _apply(tb, hands, e)
+            tb = _apply(tb, hands, e, cc)
             out.append(tb)
         if m != len(new):
             return out, False
@@ -541,13 +545,12 @@ def _replay(trace: Sequence[dict[str, Any]], actions: Sequence[int] | None
 def _check_deck(cc: CompiledConfig, deck: list[str]) -> None:
     """The deal's cards must be exactly the config's deck (a replay from any other
     deck would advise on a game that cannot happen)."""
-    from unosim.rules.cards import NK, token
-
-    counts = np.bincount([kind(t) for t in deck], minlength=NK)
+    kinds = cc.kinds
+    counts = np.bincount([kinds.kind(t) for t in deck], minlength=kinds.nk)
     diff = counts - cc.deck_counts
     if diff.any():
         k = int(np.argmax(diff) if diff.max() > 0 else np.argmin(diff))  # extra cards first
-        raise TraceReplayError(f"the trace's deal holds {counts[k]} {token(k)} but the deck "
+        raise TraceReplayError(f"the trace's deal holds {counts[k]} {kinds.token(k)} but the deck "
                                f"of its rules has {cc.deck_counts[k]}")
 
 

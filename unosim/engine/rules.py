@@ -56,7 +56,6 @@ from numpy.typing import NDArray
 from unosim.engine.effects import discard_color, draw_until_color, knock_out, over_limit
 from unosim.engine.events import emit
 from unosim.engine.jit import jit
-from unosim.engine.kinds import color_of, is_number, is_wild, rank_of, same_rank
 from unosim.engine.known import known_play, known_reveal, known_rotate, known_swap
 from unosim.engine.rng import chance
 from unosim.engine.rulings import (
@@ -87,6 +86,7 @@ from unosim.engine.state import (
     C_MAX_TURNS,
     C_MERCY,
     C_MULTIPLE_PLAY,
+    C_NK,
     C_NO_ACTION_FINISH,
     C_PLAYERS,
     C_SEVEN_O,
@@ -99,6 +99,7 @@ from unosim.engine.state import (
     C_STACK_WD4_WD4,
     C_TWO_PLAYER_REVERSE,
     C_UNO_PENALTY,
+    C_WBASE,
     C_WD4_FREE,
     C_WD4_WILDS_BLOCK,
     CAUSE_CHALLENGE,
@@ -192,7 +193,7 @@ from unosim.engine.table import (
     remove_card,
     top_card,
 )
-from unosim.rules.cards import CHALLENGE_LOST_EXTRA, NK, W
+from unosim.rules.cards import CHALLENGE_LOST_EXTRA
 from unosim.rules.effects import (
     ACT_DRAW,
     ACT_EFFECTS,
@@ -215,6 +216,7 @@ from unosim.rules.effects import (
     FX_SWAP,
     FX_WILD,
 )
+from unosim.rules.limits import MAX_KINDS
 
 SWAP_RANK, ROTATE_RANK = 7, 0  # Seven-O
 
@@ -227,7 +229,7 @@ def wilds_block(C: Config, hand: NDArray) -> bool:
     if C.ci[C_WD4_WILDS_BLOCK] == 0:
         return False
     fx = C.fx
-    for k in range(W, NK):
+    for k in range(C.ci[C_WBASE], C.ci[C_NK]):
         if hand[k] > 0 and fx[k, FX_COND] == 0:
             return True
     return False
@@ -251,11 +253,12 @@ def can_play(S: State, C: Config, p: int, k: int) -> bool:
     """Legality of kind ``k`` for player ``p`` (whether it is held is not checked)."""
     if ruled(C) and not finish_ok(S, C, p, k):
         return False
-    if is_wild(k):
+    c = C.kc[k]
+    if c < 0:  # a wild
         return C.fx[k, FX_COND] == 0 or wd4_ok(S, C, p)
-    if color_of(k) == S.s[S_COLOR]:
+    if c == S.s[S_COLOR]:
         return True
-    return same_rank(top_card(S), k)
+    return C.sym[top_card(S)] == C.sym[k]  # a wild's symbol is no colored kind's
 
 
 @jit
@@ -275,7 +278,7 @@ def can_stack(S: State, C: Config, p: int, k: int) -> bool:
     wild = fx[k, FX_WILD] != 0
     if fx[s[S_PEND_KIND], FX_WILD] != 0:
         if not wild:
-            return ci[C_STACK_D2_WD4] != 0 and color_of(k) == s[S_COLOR]
+            return ci[C_STACK_D2_WD4] != 0 and C.kc[k] == s[S_COLOR]
         on = ci[C_STACK_WD4_WD4] != 0
     elif wild:
         on = ci[C_STACK_WD4_D2] != 0
@@ -306,7 +309,7 @@ def may_answer(S: State, C: Config, p: int, k: int) -> bool:
 @jit
 def last_card_play(S: State, C: Config, p: int) -> int:
     """``p``'s one card if it is legal to play (no_action_finish: a number), else -1."""
-    for k in range(NK):
+    for k in range(C.ci[C_NK]):
         if S.hands[p, k] > 0:
             return k if can_play(S, C, p, k) else -1
     return -1
@@ -315,7 +318,7 @@ def last_card_play(S: State, C: Config, p: int) -> int:
 @jit
 def has_legal(S: State, C: Config, p: int) -> bool:
     """Does ``p`` hold a legal card (forced_play)?"""
-    for k in range(NK):
+    for k in range(C.ci[C_NK]):
         if S.hands[p, k] > 0 and can_play(S, C, p, k):
             return True
     return False
@@ -329,12 +332,12 @@ def pending_choice(S: State, C: Config, p: int) -> bool:
     ci, stk = C.ci, C.stk
     if ruled(C) and ci[C_DEFLECT] != 0:  # deflect (docs/rules.md §12), stacking on or off
         for i in range(2):
-            if can_deflect(S, C, p, deflect_kind(S, i)):
+            if can_deflect(S, C, p, deflect_kind(S, C, i)):
                 return True
     if (ci[C_STACK_D2_D2] | ci[C_STACK_D2_WD4] | ci[C_STACK_WD4_D2] | ci[C_STACK_WD4_WD4]
             | ci[C_STACK_VALUE]) == 0:
         return False  # no stacking switch on: nothing can stack (the common table)
-    for i in range(NK):
+    for i in range(MAX_KINDS):
         k = stk[i]
         if k < 0:
             break
@@ -394,11 +397,12 @@ def next_turn(S: State, C: Config) -> None:
 def start_play(S: State, C: Config, p: int, k: int) -> None:
     """``p`` puts ``k`` on the discard; wilds wait for their color."""
     s, piles, st = S.s, S.piles, S.st
-    if is_wild(k) and C.fx[k, FX_COND] != 0:
+    c = C.kc[k]
+    if c < 0 and C.fx[k, FX_COND] != 0:
         s[S_WD4_LEGAL] = 1 if wd4_ok(S, C, p) else 0
         s[S_WD4_PLAYER] = p
         s[S_WD4_COLOR] = s[S_COLOR]
-    remove_card(S, p, k)
+    remove_card(S, C, p, k)
     if s[S_KNOW] != 0:  # checked here: a call per card played costs the kernel ~5%
         known_play(S, C, p, k)
     piles[1, s[S_NDISC]] = k
@@ -406,7 +410,7 @@ def start_play(S: State, C: Config, p: int, k: int) -> None:
     st[R_PLAYED] += 1
     s[S_LASTP] = p
     s[S_LASTK] = k
-    if is_wild(k):
+    if c < 0:  # a wild: its player names the color
         if C.fx[k, FX_DRAW_UNTIL] != 0:  # Color Roulette: its victim names the color
             after_choices(S, C)
             return
@@ -414,7 +418,7 @@ def start_play(S: State, C: Config, p: int, k: int) -> None:
         s[S_CUR] = p
         s[S_COLOR_CTX] = COLOR_PLAYED
         return
-    s[S_COLOR] = color_of(k)
+    s[S_COLOR] = c
     after_choices(S, C)
 
 
@@ -441,17 +445,17 @@ def do_uno(S: State, C: Config, p: int) -> None:
     caught = chance(rng, cf[F_UNO_CATCH])
     emit(S, EV_UNO, p, 0, 1 if caught else 0, 0, 0)
     if caught:
-        draw_n(S, p, C.ci[C_UNO_PENALTY], CAUSE_UNO)
+        draw_n(S, C, p, C.ci[C_UNO_PENALTY], CAUSE_UNO)
 
 
 @jit
-def multi_offer(S: State, p: int, k: int) -> bool:
+def multi_offer(S: State, C: Config, p: int, k: int) -> bool:
     """multiple_play: after a number played on ``p``'s turn (or in the drop), ``p``
     may drop another card of that number before the play resolves."""
     s = S.s
     ph = s[S_PHASE]
-    if ((ph == PH_TURN or ph == PH_DRAWN or ph == PH_MULTI) and is_number(k)
-            and same_number_held(S, p, k) > 0):
+    if ((ph == PH_TURN or ph == PH_DRAWN or ph == PH_MULTI) and C.face[k] >= 0
+            and same_number_held(S, C, p, k) > 0):
         s[S_PHASE] = PH_MULTI
         s[S_CUR] = p
         return True
@@ -470,7 +474,7 @@ def after_choices(S: State, C: Config) -> None:
         emit(S, EV_PLAY, p, k, s[S_COLOR], 0, 0)
     elif s[S_PHASE] != PH_MULTI_PASS:
         emit(S, EV_PLAY, p, k, s[S_COLOR], 0, 0)
-        if multi_offer(S, p, k):
+        if multi_offer(S, C, p, k):
             return
     act = C.act[k]
     if act >= ACT_SPECIAL:
@@ -493,7 +497,7 @@ def after_choices(S: State, C: Config) -> None:
                 chain = s[S_CHAIN] + 1
                 wild = C.fx[k, FX_WILD] != 0
                 cause = CAUSE_STACK if chain >= 2 else (CAUSE_WD4 if wild else CAUSE_DRAW2)
-                draw_n(S, victim, total, cause)
+                draw_n(S, C, victim, total, cause)
                 mercy(S, C, victim)
         elif ruled(C) and s[S_PEND] > 0:
             deflect_last(S, C, p, k)
@@ -502,7 +506,7 @@ def after_choices(S: State, C: Config) -> None:
         end_round(S, C, p)
         return
     if act == ACT_PLAIN:
-        if ci[C_SEVEN_O] != 0 and s[S_NALIVE] > 1 and rank_of(k) == SWAP_RANK:
+        if ci[C_SEVEN_O] != 0 and s[S_NALIVE] > 1 and C.face[k] == SWAP_RANK:
             if ruled(C) and ci[C_SEVEN_O_SWAP] == SWAP_NEXT:
                 seven_swap(S, C, p, victim)
                 return
@@ -510,7 +514,7 @@ def after_choices(S: State, C: Config) -> None:
             s[S_CUR] = p
             s[S_TARGET_CTX] = TGT_SWAP
             return
-        if ci[C_SEVEN_O] != 0 and rank_of(k) == ROTATE_RANK:
+        if ci[C_SEVEN_O] != 0 and C.face[k] == ROTATE_RANK:
             rotate_hands(S, C, 1 if ruled(C) and ci[C_SEVEN_O_PASS] == PASS_LEFT else d)
             mercy_all(S, C, p)
         s[S_NEXT] = victim
@@ -596,7 +600,7 @@ def resolve_effects(S: State, C: Config, p: int, k: int, victim: int) -> None:
 def roulette(S: State, C: Config, v: int) -> None:
     """Color Roulette: ``v`` named the color; they draw until it comes and lose the turn."""
     s = S.s
-    draw_until_color(S, v, s[S_COLOR])
+    draw_until_color(S, C, v, s[S_COLOR])
     if not mercy(S, C, v):
         emit(S, EV_SKIP, v, 0, 0, 0, 0)
     s[S_NEXT] = next_alive(S, C, v, s[S_DIR])
@@ -648,7 +652,7 @@ def deflect_last(S: State, C: Config, p: int, k: int) -> None:
     d = -s[S_DIR] if C.fx[k, FX_REVERSE] != 0 else s[S_DIR]
     cause = CAUSE_STACK if s[S_CHAIN] >= 2 else (
         CAUSE_WD4 if C.fx[s[S_PEND_KIND], FX_WILD] != 0 else CAUSE_DRAW2)
-    draw_n(S, next_alive(S, C, p, d), s[S_PEND], cause)
+    draw_n(S, C, next_alive(S, C, p, d), s[S_PEND], cause)
 
 
 @jit
@@ -735,7 +739,7 @@ def accept(S: State, C: Config) -> None:
         cause = CAUSE_WD4
     else:
         cause = CAUSE_DRAW2
-    draw_n(S, v, s[S_PEND], cause)
+    draw_n(S, C, v, s[S_PEND], cause)
     if not mercy(S, C, v):
         emit(S, EV_SKIP, v, 0, 0, 0, 0)
     s[S_PEND] = 0
@@ -762,11 +766,11 @@ def challenge(S: State, C: Config) -> None:
     s[S_DEFLECTED] = 0
     s[S_CHAIN] = 0
     if success:
-        draw_n(S, wp, dr, CAUSE_CHALLENGE)
+        draw_n(S, C, wp, dr, CAUSE_CHALLENGE)
         mercy(S, C, wp)
         s[S_NEXT] = v
     else:
-        draw_n(S, v, dr + CHALLENGE_LOST_EXTRA, CAUSE_CHALLENGE)
+        draw_n(S, C, v, dr + CHALLENGE_LOST_EXTRA, CAUSE_CHALLENGE)
         if not mercy(S, C, v):
             emit(S, EV_SKIP, v, 0, 0, 0, 0)
         s[S_NEXT] = next_alive(S, C, v, s[S_DIR])
@@ -777,7 +781,7 @@ def challenge(S: State, C: Config) -> None:
 def resolved(S: State, C: Config) -> None:
     """The play is fully resolved: offer jump-ins, else the next turn starts."""
     s = S.s
-    if C.ci[C_JUMP_IN] != 0 and s[S_LASTP] >= 0 and not is_wild(top_card(S)):
+    if C.ci[C_JUMP_IN] != 0 and s[S_LASTP] >= 0 and C.kc[top_card(S)] >= 0:
         s[S_JUMP_I] = 0
         jump_scan(S, C)
         return
@@ -814,7 +818,7 @@ def draw_for_turn(S: State, C: Config, p: int) -> None:
     open_draw(S, p, CAUSE_TURN)
     k = -1
     while True:
-        k = draw_one(S)
+        k = draw_one(S, C)
         if k < 0 or not dup or can_play(S, C, p, k):
             break
     close_draw(S)
@@ -849,7 +853,7 @@ def is_legal(S: State, C: Config, a: int) -> bool:
     if ph == PH_TURN:
         if a == A_DRAW:
             return not ruled(C) or C.ci[C_FORCED_PLAY] == 0 or not has_legal(S, C, p)
-        if a < NK and hands[p, a] > 0:
+        if a < A_DRAW and hands[p, a] > 0:
             return can_play(S, C, p, a) or (C.fx[a, FX_COND] != 0 and pp[p, P_BLUFF] > 0
                                             and finish_ok(S, C, p, a))
         return False
@@ -858,7 +862,7 @@ def is_legal(S: State, C: Config, a: int) -> bool:
             return True
         if a == A_PASS:
             return C.ci[C_DRAW_UNTIL_PLAY] == 0 and C.ci[C_FORCED_PLAY] == 0
-        return (C.ci[C_DRAW_THEN_PLAY] == THEN_ANY and a < NK and hands[p, a] > 0
+        return (C.ci[C_DRAW_THEN_PLAY] == THEN_ANY and a < A_DRAW and hands[p, a] > 0
                 and can_play(S, C, p, a))
     if ph == PH_COLOR:
         return A_COLOR <= a < A_COLOR + NCOLORS
@@ -867,23 +871,28 @@ def is_legal(S: State, C: Config, a: int) -> bool:
             return True
         if a == A_CHALLENGE:
             return challengeable(S, C)
-        return a < NK and may_answer(S, C, p, a)
+        return a < A_DRAW and may_answer(S, C, p, a)
     if ph == PH_TARGET:
         t = a - A_TARGET
         return 0 <= t < C.ci[C_PLAYERS] and t != p and S.seat[t, SEAT_ALIVE] != 0
     if ph == PH_JUMP:
-        return a == A_PASS or (a < NK and jump_card_ok(S, C, p, a, top_card(S)))
+        return a == A_PASS or (a < A_DRAW and jump_card_ok(S, C, p, a, top_card(S)))
     if ph == PH_MULTI:
-        return a == A_PASS or (a < NK and hands[p, a] > 0 and is_number(a)
-                               and rank_of(a) == rank_of(top_card(S)))
+        return a == A_PASS or (a < A_DRAW and hands[p, a] > 0 and C.face[a] >= 0
+                               and C.sym[a] == C.sym[top_card(S)])
     return False
 
 
 @jit
 def legal_actions(S: State, C: Config, out: NDArray) -> int:
-    """Write the legal actions into ``out``; return how many."""
+    """Write the legal actions into ``out``; return how many (plays of the
+    edition's kinds, then the other actions, in id order)."""
     n = 0
-    for a in range(NA):
+    for a in range(C.ci[C_NK]):
+        if is_legal(S, C, a):
+            out[n] = a
+            n += 1
+    for a in range(A_DRAW, NA):
         if is_legal(S, C, a):
             out[n] = a
             n += 1

@@ -29,11 +29,13 @@ from typing import Any
 from numba.extending import overload
 
 from unosim.engine.jit import jit, uses
-from unosim.engine.kinds import card, color_of, is_number, is_reverse, is_skip, rank_of
+from unosim.engine.kinds import colored_kind
 from unosim.engine.state import (
     C_DEFLECT,
     C_JUMP_IN,
     C_NO_ACTION_FINISH,
+    C_REVERSE_SYM,
+    C_SKIP_SYM,
     H_SIZE,
     JUMP_SAME_NUMBER,
     NCOLORS,
@@ -43,7 +45,7 @@ from unosim.engine.state import (
     State,
     marker,
 )
-from unosim.rules.cards import REVERSE, SKIP
+from unosim.rules.effects import FX_REVERSE, FX_SKIP
 
 
 def ruled(C: Any) -> bool:
@@ -69,30 +71,33 @@ def _ruled(C: Any) -> Any:
 @jit
 def finish_ok(S: State, C: Config, p: int, k: int) -> bool:
     """no_action_finish: ``k`` may be ``p``'s last card only if it is a number."""
-    return S.hands[p, H_SIZE] != 1 or C.ci[C_NO_ACTION_FINISH] == 0 or is_number(k)
+    return S.hands[p, H_SIZE] != 1 or C.ci[C_NO_ACTION_FINISH] == 0 or C.face[k] >= 0
 
 
 @jit
 def can_deflect(S: State, C: Config, p: int, k: int) -> bool:
     """deflect: may ``p`` answer the pending draw with ``k``, a Skip or Reverse of
-    the active color that ``p`` holds?"""
-    return (C.ci[C_DEFLECT] != 0 and S.hands[p, k] > 0 and (is_skip(k) or is_reverse(k))
-            and color_of(k) == S.s[S_COLOR] and finish_ok(S, C, p, k))
+    the active color that ``p`` holds? (-1, no such kind in the edition: no.)"""
+    return (C.ci[C_DEFLECT] != 0 and k >= 0 and S.hands[p, k] > 0
+            and (C.fx[k, FX_SKIP] != 0 or C.fx[k, FX_REVERSE] != 0)
+            and C.kc[k] == S.s[S_COLOR] and finish_ok(S, C, p, k))
 
 
 @jit
-def deflect_kind(S: State, i: int) -> int:
-    """The i-th card that could deflect now (0: the Skip, 1: the Reverse of the active color)."""
-    return card(S.s[S_COLOR], SKIP if i == 0 else REVERSE)
+def deflect_kind(S: State, C: Config, i: int) -> int:
+    """The i-th card that could deflect now (0: the Skip, 1: the Reverse of the active
+    color; -1 if the edition has no such kind)."""
+    sym = C.ci[C_SKIP_SYM] if i == 0 else C.ci[C_REVERSE_SYM]
+    return colored_kind(C, S.s[S_COLOR], sym) if sym >= 0 else -1
 
 
 @jit
-def same_number_held(S: State, p: int, k: int) -> int:
+def same_number_held(S: State, C: Config, p: int, k: int) -> int:
     """How many cards of ``k``'s number ``p`` holds (``k`` a number card)."""
-    r = rank_of(k)
+    r = C.sym[k]
     n = 0
     for c in range(NCOLORS):
-        n += S.hands[p, card(c, r)]
+        n += S.hands[p, colored_kind(C, c, r)]
     return n
 
 
@@ -104,17 +109,17 @@ def jump_card_ok(S: State, C: Config, p: int, k: int, top: int) -> bool:
         return False
     if k == top:
         return True
-    return (C.ci[C_JUMP_IN] == JUMP_SAME_NUMBER and is_number(top) and is_number(k)
-            and rank_of(k) == rank_of(top))
+    return (C.ci[C_JUMP_IN] == JUMP_SAME_NUMBER and C.face[top] >= 0 and C.face[k] >= 0
+            and C.sym[k] == C.sym[top])
 
 
 @jit
 def jump_ok(S: State, C: Config, q: int, top: int) -> bool:
     """Does ``q`` hold a card it may jump in with on ``top`` (never a wild)?"""
-    if C.ci[C_JUMP_IN] == JUMP_SAME_NUMBER and is_number(top):
-        r = rank_of(top)
+    if C.ci[C_JUMP_IN] == JUMP_SAME_NUMBER and C.face[top] >= 0:
+        r = C.sym[top]
         for c in range(NCOLORS):
-            if S.hands[q, card(c, r)] > 0:
+            if S.hands[q, colored_kind(C, c, r)] > 0:
                 return True
         return False
     return S.hands[q, top] > 0 and finish_ok(S, C, q, top)

@@ -24,6 +24,7 @@ from unosim.engine.jit import jit, optional
 from unosim.engine.known import known_shown
 from unosim.engine.rng import chance
 from unosim.engine.state import (
+    C_NK,
     C_PLAYERS,
     CAUSE_DONT_TALK,
     CAUSE_SPECIAL,
@@ -48,7 +49,7 @@ from unosim.engine.state import (
     State,
 )
 from unosim.engine.table import close_draw, draw_n, draw_one, next_alive, open_draw
-from unosim.rules.cards import DONT_TALK_SLIP_DRAW, MOVIE_MADNESS_DRAW, NK
+from unosim.rules.cards import DONT_TALK_SLIP_DRAW, MOVIE_MADNESS_DRAW
 from unosim.rules.effects import FX_SPECIAL
 
 
@@ -87,7 +88,7 @@ def do_special(S: State, C: Config, p: int) -> None:
         fail = chance(S.rng, C.cf[F_MOVIE_FAIL])
         emit(S, EV_SPECIAL, p, t, 1 if fail else 0, 0, 0)
         if fail:
-            st[R_SPECIAL_DRAWN] += draw_n(S, t, MOVIE_MADNESS_DRAW, CAUSE_SPECIAL)
+            st[R_SPECIAL_DRAWN] += draw_n(S, C, t, MOVIE_MADNESS_DRAW, CAUSE_SPECIAL)
     elif sp == SPECIAL_DONT_TALK:
         S.seat[t, SEAT_SILENCED] = 1
         emit(S, EV_SPECIAL, p, t, 0, 0, 0)
@@ -97,7 +98,7 @@ def do_special(S: State, C: Config, p: int) -> None:
 def _shown_icon(S: State, C: Config, q: int) -> int:
     """The icon card ``q`` shows: the lowest kind it holds (-1: none)."""
     hands, icons = S.hands, C.icons
-    for k in range(NK):
+    for k in range(C.ci[C_NK]):
         if icons[k] != 0 and hands[q, k] > 0:
             return k
     return -1
@@ -126,7 +127,7 @@ def wishing_star(S: State, C: Config, p: int) -> None:
             continue
         open_draw(S, q, CAUSE_SPECIAL)
         while True:
-            k = draw_one(S)
+            k = draw_one(S, C)
             if k < 0:
                 break
             st[R_SPECIAL_DRAWN] += 1
@@ -142,7 +143,7 @@ def slip(S: State, C: Config, p: int) -> None:
     if chance(S.rng, C.cf[F_SLIP]):
         emit(S, EV_SLIP, p, 0, 0, 0, 0)
         # the special wild's doing: counted with its other draws
-        S.st[R_SPECIAL_DRAWN] += draw_n(S, p, DONT_TALK_SLIP_DRAW, CAUSE_DONT_TALK)
+        S.st[R_SPECIAL_DRAWN] += draw_n(S, C, p, DONT_TALK_SLIP_DRAW, CAUSE_DONT_TALK)
 
 
 @optional(SPECIALS, _no_silence)

@@ -27,18 +27,27 @@ from typing import Any, NamedTuple, Protocol, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from unosim.rules.cards import COLORS, NK, NWILD, W
+from unosim.rules.cards import COLORS, KindTable
 from unosim.rules.config import Behaviour, GameConfig, resolved_rules
-from unosim.rules.editions import deck_counts, effects_by_kind, points_by_kind, wish_icon_mask
+from unosim.rules.editions import (
+    card_kinds,
+    deck_counts,
+    effects_by_kind,
+    kind_table,
+    points_by_kind,
+    wish_icon_mask,
+)
 from unosim.rules.effects import (
     FX_COND,
     FX_DRAW,
+    FX_REVERSE,
+    FX_SKIP,
     FX_SPECIAL,
     NFX,
     SPECIAL_EFFECTS,
     action_codes,
 )
-from unosim.rules.limits import MAX_DECKS, MAX_PLAYERS
+from unosim.rules.limits import MAX_DECKS, MAX_KINDS, MAX_PLAYERS
 from unosim.rules.models import (
     HABIT_NAMES,
     MAX_ISMCTS_ITERATIONS,
@@ -73,9 +82,18 @@ HOUSE_RULE_KEYS = tuple(house_rule_switches())
 # 1: a ruling changes which cards a turn may play (wd4_unrestricted, no_action_finish),
 # so the reference policy leaves its counted fast path (derived, after the switches)
 C_TURN_RULED = C_HOUSE + len(HOUSE_RULE_KEYS)
+# The edition's kinds (`unosim.rules.cards.KindTable`): how many (every loop over
+# kinds stops there), and colored kinds per color (one color's kinds are one block).
+C_NK = C_TURN_RULED + 1
+C_NCOL = C_TURN_RULED + 2
+C_WBASE = C_TURN_RULED + 3  # the first wild kind (NCOLORS * C_NCOL)
+# deflect (docs/rules.md §12): the symbols of the colored kinds with a skip and with a
+# reverse effect (-1: none), so a deflecting card of the active color is one lookup
+C_SKIP_SYM = C_TURN_RULED + 4
+C_REVERSE_SYM = C_TURN_RULED + 5
 # docs/rules.md section 11's edition-wide settings the kernel reads
-C_STACK_VALUE = C_TURN_RULED + 1  # 1: stacking by draw value (the kinds' FX_STACK)
-C_MERCY = C_TURN_RULED + 2  # mercy limit (0: none)
+C_STACK_VALUE = C_TURN_RULED + 6  # 1: stacking by draw value (the kinds' FX_STACK)
+C_MERCY = C_TURN_RULED + 7  # mercy limit (0: none)
 NCI = C_MERCY + 1
 
 
@@ -198,14 +216,14 @@ POLICY_PARAMS: dict[str, dict[int, float]] = {
 }
 
 # --- actions (every choice is an action) -----------------------------------
-# 0..54: play that card kind
-A_DRAW = 55
-A_PASS = 56  # keep the drawn card / decline a jump-in
-A_COLOR = 57  # A_COLOR + color, 57..60
+# 0..MAX_KINDS-1: play that card kind (an edition uses 0..nk-1)
+A_DRAW = MAX_KINDS
+A_PASS = A_DRAW + 1  # keep the drawn card / decline a jump-in
+A_COLOR = A_DRAW + 2  # A_COLOR + color
 NCOLORS = len(COLORS)
-A_ACCEPT = 61  # take the pending draw
-A_CHALLENGE = 62  # challenge a WD4
-A_TARGET = 63  # A_TARGET + seat
+A_ACCEPT = A_COLOR + NCOLORS  # take the pending draw
+A_CHALLENGE = A_ACCEPT + 1  # challenge a WD4
+A_TARGET = A_ACCEPT + 2  # A_TARGET + seat
 NA = A_TARGET + MAX_PLAYERS
 
 # --- phases: what the state is waiting for ---------------------------------
@@ -326,7 +344,7 @@ S_NDRAW = 4
 S_NDISC = 5
 S_PEND = 6  # accumulated pending draw total
 S_CHAIN = 7  # cards in the pending chain
-S_PEND_KIND = 8  # DRAW2 rank (12) or WD4 kind of the last chained card
+S_PEND_KIND = 8  # the kind of the last chained draw card
 S_WD4_PLAYER = 9
 S_WD4_LEGAL = 10
 S_LASTP = 11  # player of the card being resolved / of the top card
@@ -363,12 +381,12 @@ TGT_SWAP, TGT_SPECIAL = 0, 1  # what a PH_TARGET choice is for
 COLOR_PLAYED, COLOR_FLIP, COLOR_ROULETTE = 0, 1, 2  # what a PH_COLOR choice is for
 
 # --- a hand: int64 row hands[q, ...] -------------------------------------------------
-# Columns 0..NK-1 count the cards of each kind; then the hand's size and its
-# cards per suit (`suit_of`: the four colors, then the wilds). The table keeps
+# Columns 0..nk-1 count the cards of each kind (room for MAX_KINDS); then the hand's
+# size and its cards per suit (``C.suit``: the four colors, then the wilds). The table keeps
 # them in step, so a color's count is one read on every turn (the policy's
 # hot path, the WD4 test) instead of thirteen.
-H_SIZE = NK
-H_SUIT = NK + 1  # H_SUIT + suit, 5 columns
+H_SIZE = MAX_KINDS
+H_SUIT = MAX_KINDS + 1  # H_SUIT + suit, 5 columns
 NH = H_SUIT + NCOLORS + 1
 
 # --- variants: the optional parts of the engine (`unosim.engine.jit.optional`) ---
@@ -421,7 +439,7 @@ class State(Protocol):
     scratch: IntArray  # [2, NH] work space: hand rows being swapped
     voids: IntArray  # [MAX_PLAYERS, NCOLORS] 1: the seat drew on its turn on that color, and
     #                 has taken no card since (public memory the policies read)
-    known: NDArray[np.int16]  # [MAX_PLAYERS, MAX_PLAYERS, NK] cards of each kind seat o knows seat q
+    known: NDArray[np.int16]  # [MAX_PLAYERS, MAX_PLAYERS, MAX_KINDS] cards of each kind seat o knows seat q
     #                 holds, kept while S_KNOW is on (unosim.engine.known)
     # work space of unosim.engine.ismcts: the real position saved while it searches, the
     # unknown cards, and its tree (allocated once with the state: no allocation per decision)
@@ -452,14 +470,19 @@ class Config(Protocol):
     ci: IntArray  # C_*
     cf: FloatArray  # F_*
     pp: FloatArray  # [MAX_PLAYERS, NPP]
-    points: IntArray  # [NK] points of a card left in hand
-    icons: IntArray  # [NK] 1 where the kind bears the Wishing Icon
-    dc: IntArray  # [NK] copies of each kind in the deck (all decks)
+    # per kind, MAX_KINDS entries (the edition's nk used, C_NK): the card attributes
+    points: IntArray  # points of a card left in hand
+    icons: IntArray  # 1 where the kind bears the Wishing Icon
+    dc: IntArray  # copies of each kind in the deck (all decks)
     deck: IntArray  # [pile] the deck in kind order, where every round's shuffle starts
-    fx: IntArray  # [NK, NFX] what each kind does (unosim.rules.effects, FX_* columns)
-    act: IntArray  # [NK] what a play of each kind does, one code (ACT_*, from fx)
-    stk: IntArray  # [NK + 1] the kinds with a draw effect in kind order, then -1
-    wo: IntArray  # [NWILD] every wild kind, in the order a turn offers them
+    fx: IntArray  # [MAX_KINDS, NFX] what each kind does (unosim.rules.effects, FX_* columns)
+    act: IntArray  # what a play of each kind does, one code (ACT_*, from fx)
+    kc: IntArray  # color 0..3, -1 for a wild
+    suit: IntArray  # the hand's count column (H_SUIT +): the color, NCOLORS for a wild
+    sym: IntArray  # match symbol: colored kinds of one symbol match across colors
+    face: IntArray  # number face value, -1 for every other kind
+    stk: IntArray  # [MAX_KINDS + 1] the kinds with a draw effect in kind order, then -1
+    wo: IntArray  # every wild kind, in the order a turn offers them (C_NK - C_WBASE of them)
     wfree: int  # how many of them come first without a legality condition
 
 
@@ -481,6 +504,8 @@ class KernelArrays(Protocol):
     def wish_icons(self) -> IntArray: ...
     @property
     def effects(self) -> IntArray: ...
+    @property
+    def kinds(self) -> KindTable: ...
 
 
 def _markers(features: set[str] | frozenset[str]) -> list[tuple[str, type]]:
@@ -503,7 +528,7 @@ def state_dtype(pile: int, trace: bool = False) -> np.dtype:
                      ("winners", np.int64, (MAX_PLAYERS,)), ("flags", np.int64, (MAX_PLAYERS,)),
                      ("scratch", np.int64, (2, NH)),
                      ("voids", np.int64, (MAX_PLAYERS, NCOLORS)),
-                     ("known", np.int16, (MAX_PLAYERS, MAX_PLAYERS, NK)),
+                     ("known", np.int16, (MAX_PLAYERS, MAX_PLAYERS, MAX_KINDS)),
                      ("x_s", np.int64, (NS,)), ("x_hands", np.int64, (MAX_PLAYERS, NH)),
                      ("x_piles", np.int64, (2, pile)), ("x_seat", np.int64, (MAX_PLAYERS, NSEAT)),
                      ("x_st", np.int64, (NR,)), ("x_voids", np.int64, (MAX_PLAYERS, NCOLORS)),
@@ -520,10 +545,13 @@ def config_dtype(pile: int, features: frozenset[str] = frozenset()) -> np.dtype:
     """The config record's layout (its deck is as wide as the state's piles), with
     one marker field per optional part of the engine the config uses."""
     return np.dtype([*_markers(features), ("ci", np.int64, (NCI,)), ("cf", np.float64, (NCF,)),
-                     ("pp", np.float64, (MAX_PLAYERS, NPP)), ("points", np.int64, (NK,)),
-                     ("icons", np.int64, (NK,)), ("dc", np.int64, (NK,)),
-                     ("deck", np.int64, (pile,)), ("fx", np.int64, (NK, NFX)),
-                     ("act", np.int64, (NK,)), ("stk", np.int64, (NK + 1,)), ("wo", np.int64, (NWILD,)), ("wfree", np.int64)])
+                     ("pp", np.float64, (MAX_PLAYERS, NPP)), ("points", np.int64, (MAX_KINDS,)),
+                     ("icons", np.int64, (MAX_KINDS,)), ("dc", np.int64, (MAX_KINDS,)),
+                     ("deck", np.int64, (pile,)), ("fx", np.int64, (MAX_KINDS, NFX)),
+                     ("act", np.int64, (MAX_KINDS,)), ("kc", np.int64, (MAX_KINDS,)),
+                     ("suit", np.int64, (MAX_KINDS,)), ("sym", np.int64, (MAX_KINDS,)),
+                     ("face", np.int64, (MAX_KINDS,)), ("stk", np.int64, (MAX_KINDS + 1,)),
+                     ("wo", np.int64, (MAX_KINDS,)), ("wfree", np.int64)])
 
 
 # Everything but the trace writer, which belongs to the state: what the façade compiles.
@@ -566,17 +594,17 @@ def config_features(cc: KernelArrays) -> frozenset[str]:
     return frozenset(out)
 
 
-def wild_order(fx: IntArray) -> list[int]:
-    """The wild kinds in the order a turn offers them: those without a legality
-    condition first, then the conditioned ones (W, WX, WD4 in the classic
-    layout: the order the random draws have always used).
+def wild_order(fx: IntArray, wild_base: int) -> list[int]:
+    """The wild kinds (``wild_base`` on) in the order a turn offers them: those
+    without a legality condition first, then the conditioned ones (W, WX, WD4 in
+    the classic layout: the order the random draws have always used).
 
     >>> from unosim.rules.config import load_config
-    >>> wild_order(compile_config(load_config("classic")).effects)
+    >>> wild_order(compile_config(load_config("disney100")).effects, 52)
     [52, 54, 53]
     """
-    free = [k for k in range(W, NK) if fx[k, FX_COND] == 0]
-    return free + [k for k in range(W, NK) if fx[k, FX_COND] != 0]
+    wilds = range(wild_base, len(fx))
+    return [k for k in wilds if fx[k, FX_COND] == 0] + [k for k in wilds if fx[k, FX_COND] != 0]
 
 
 def pile_size(cc: KernelArrays) -> int:
@@ -643,18 +671,25 @@ def config_tuple(cc: KernelArrays, features: frozenset[str] | None = None) -> Co
     rec.ci[:] = cc.ci
     rec.cf[:] = cc.cf
     rec.pp[: len(cc.pp)] = cc.pp
-    rec.points[:] = cc.points
-    rec.icons[:] = cc.wish_icons
-    rec.dc[:] = cc.deck_counts
-    deck = np.repeat(np.arange(NK), cc.deck_counts)
+    kinds = cc.kinds
+    nk, wbase = kinds.nk, kinds.wild_base
+    rec.points[:nk] = cc.points
+    rec.icons[:nk] = cc.wish_icons
+    rec.dc[:nk] = cc.deck_counts
+    deck = np.repeat(np.arange(nk), cc.deck_counts)
     rec.deck[: len(deck)] = deck
-    rec.fx[:] = cc.effects
-    rec.act[:] = action_codes(cc.effects)
+    rec.fx[:nk] = cc.effects
+    rec.act[:nk] = action_codes(cc.effects)
+    rec.kc[:nk] = kinds.color
+    rec.suit[:nk] = np.where(kinds.color < 0, NCOLORS, kinds.color)
+    rec.sym[:nk] = kinds.sym
+    rec.face[:nk] = kinds.face
     rec.stk[:] = -1
     draws = np.flatnonzero(cc.effects[:, FX_DRAW])
     rec.stk[: len(draws)] = draws
-    rec.wo[:] = wild_order(cc.effects)
-    rec.wfree = int((cc.effects[W:, FX_COND] == 0).sum())
+    wo = wild_order(cc.effects, wbase)
+    rec.wo[: len(wo)] = wo
+    rec.wfree = int((cc.effects[wbase:, FX_COND] == 0).sum())
     return cast(Config, rec)
 
 
@@ -669,13 +704,16 @@ class CompiledConfig:
     ci: IntArray  # int64[NCI], C_* indices
     cf: FloatArray  # float64[NCF], F_* indices
     pp: FloatArray  # float64[players, NPP], P_* per seat
-    deck_counts: IntArray  # int64[NK], all decks
-    points: IntArray  # int64[NK]
-    wish_icons: IntArray  # int64[NK], 1 where the kind bears the Wishing Icon
-    effects: IntArray  # int64[NK, NFX], what each kind does (FX_* columns)
+    deck_counts: IntArray  # int64[nk], all decks
+    points: IntArray  # int64[nk]
+    wish_icons: IntArray  # int64[nk], 1 where the kind bears the Wishing Icon
+    effects: IntArray  # int64[nk, NFX], what each kind does (FX_* columns)
+    kinds: KindTable  # the edition's kinds: tokens, colors, symbols, face values
     edition_name: str
     seat_policies: list[str]
     rules: dict[str, Any] = field(default_factory=dict)
+    # the edition file's card kinds, as the trace's deal event writes them (docs/trace.md)
+    card_list: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _setting(cfg: GameConfig, key: str) -> Any:
@@ -711,6 +749,14 @@ def compile_config(cfg: GameConfig) -> CompiledConfig:
     ci[C_TURN_RULED] = int(cfg.house_rules.wd4_unrestricted or cfg.house_rules.no_action_finish)
     ci[C_STACK_VALUE] = int(ed.stacking == "value")
     ci[C_MERCY] = ed.mercy_limit or 0
+    kinds = kind_table(ed)
+    ci[C_NK] = kinds.nk
+    ci[C_NCOL] = kinds.ncolored
+    ci[C_WBASE] = kinds.wild_base
+    fx = effects_by_kind(ed)
+    for slot, column in ((C_SKIP_SYM, FX_SKIP), (C_REVERSE_SYM, FX_REVERSE)):
+        found = np.flatnonzero(fx[: kinds.ncolored, column])
+        ci[slot] = found[0] if len(found) else -1
 
     cf = np.array([getattr(cfg.behaviour, key) for key in BEHAVIOUR_KEYS], dtype=np.float64)
 
@@ -726,8 +772,10 @@ def compile_config(cfg: GameConfig) -> CompiledConfig:
         deck_counts=counts,
         points=points_by_kind(ed),
         wish_icons=wish_icon_mask(ed),
-        effects=effects_by_kind(ed),
+        effects=fx,
+        kinds=kinds,
         edition_name=ed.name,
         seat_policies=seats,
         rules=resolved_rules(cfg),
+        card_list=[c.model_dump(mode="json", exclude_none=True) for c in card_kinds(ed)],
     )

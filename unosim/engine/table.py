@@ -11,9 +11,9 @@ import numpy as np
 
 from unosim.engine.events import emit, log_card, log_pile
 from unosim.engine.jit import jit
-from unosim.engine.kinds import suit_of
 from unosim.engine.rng import below, xoshiro
 from unosim.engine.state import (
+    C_NK,
     C_PLAYERS,
     EV_DRAW,
     EV_RESHUFFLE,
@@ -35,7 +35,6 @@ from unosim.engine.state import (
     IntArray,
     State,
 )
-from unosim.rules.cards import NK
 
 
 @jit
@@ -66,25 +65,25 @@ def hand_points(S: State, C: Config, q: int) -> int:
     """Points of the cards left in ``q``'s hand (docs/rules.md §1)."""
     hands, pts = S.hands, C.points
     t = 0
-    for k in range(NK):
+    for k in range(C.ci[C_NK]):
         t += hands[q, k] * pts[k]
     return t
 
 
 @jit
-def add_card(S: State, p: int, k: int) -> None:
+def add_card(S: State, C: Config, p: int, k: int) -> None:
     hands = S.hands
     hands[p, k] += 1
     hands[p, H_SIZE] += 1
-    hands[p, H_SUIT + suit_of(k)] += 1
+    hands[p, H_SUIT + C.suit[k]] += 1
 
 
 @jit
-def remove_card(S: State, p: int, k: int) -> None:
+def remove_card(S: State, C: Config, p: int, k: int) -> None:
     hands = S.hands
     hands[p, k] -= 1
     hands[p, H_SIZE] -= 1
-    hands[p, H_SUIT + suit_of(k)] -= 1
+    hands[p, H_SUIT + C.suit[k]] -= 1
 
 
 @jit
@@ -165,7 +164,7 @@ def reshuffle(S: State) -> bool:
 
 
 @jit
-def draw_one(S: State) -> int:
+def draw_one(S: State, C: Config) -> int:
     """Top card of the draw pile into the open draw's hand; -1 if both piles are dry."""
     s, piles, st = S.s, S.piles, S.st
     if s[S_NDRAW] == 0:
@@ -174,7 +173,7 @@ def draw_one(S: State) -> int:
     n = s[S_NDRAW] - 1
     k = piles[0, n]
     s[S_NDRAW] = n
-    add_card(S, s[S_DRAW_P], k)
+    add_card(S, C, s[S_DRAW_P], k)
     st[R_DRAWN] += 1
     st[R_DRAW_BY_CAUSE + s[S_DRAW_CAUSE]] += 1
     log_card(S, k)
@@ -182,12 +181,12 @@ def draw_one(S: State) -> int:
 
 
 @jit
-def draw_n(S: State, p: int, n: int, cause: int) -> int:
+def draw_n(S: State, C: Config, p: int, n: int, cause: int) -> int:
     """``p`` draws ``n`` cards (fewer if the piles run dry); how many came."""
     open_draw(S, p, cause)
     got = 0
     for _ in range(n):
-        if draw_one(S) < 0:
+        if draw_one(S, C) < 0:
             break
         got += 1
     close_draw(S)

@@ -52,7 +52,7 @@ from unosim.engine.state import (
     SPECIAL_NAMES,
     SPECIAL_WISH,
 )
-from unosim.rules.cards import COLORS, CardError, kind, token
+from unosim.rules.cards import COLORS, KindTable, is_wild_token, token_error
 from unosim.rules.limits import MAX_PLAYERS
 
 
@@ -65,6 +65,10 @@ class TraceSource(Protocol):
     def players(self) -> int: ...
     @property
     def edition_name(self) -> str: ...
+    @property
+    def kinds(self) -> KindTable: ...  # the edition's card kinds (tokens by kind id)
+    @property
+    def card_list(self) -> list[dict[str, Any]]: ...  # the edition file's cards: entries
     @property
     def rules(self) -> dict[str, Any]: ...
     @property
@@ -84,9 +88,13 @@ def render_events(src: TraceSource, ev: NDArray[Any], cl: NDArray[Any]) -> list[
     out: list[dict] = []
     rnd = src.round_index
     n = src.players
+    tokens = src.kinds.tokens
+
+    def token(k: int) -> str:
+        return tokens[k]
 
     def cards(off: int, ln: int) -> list[str]:
-        return [token(k) for k in cl[off: off + ln]]
+        return [tokens[k] for k in cl[off: off + ln]]
 
     for row in ev:
         code, a, b, c, off, ln = (int(x) for x in row)
@@ -98,7 +106,8 @@ def render_events(src: TraceSource, ev: NDArray[Any], cl: NDArray[Any]) -> list[
                 hands.append(cards(i + 1, m))
                 i += 1 + m
             e.update(dealer=a, players=n, active=src.active, hands=hands,
-                     draw=cards(i, off + ln - i), edition=src.edition_name, rules=src.rules)
+                     draw=cards(i, off + ln - i), edition=src.edition_name, rules=src.rules,
+                     cards=src.card_list)
             if src.special == SPECIAL_WISH:
                 e["wish_icons"] = src.wish_icons
         elif code == EV_FLIP:
@@ -354,12 +363,14 @@ def _cards(value: Any, what: str) -> list[str]:
 
 
 def _card(value: Any, what: str) -> str:
+    """A card token as a trace writes it: a wild's token, or a color letter and a
+    colored kind's token (which kinds exist is the deal's ``cards``: the replay's check)."""
     if not isinstance(value, str):
         raise TraceError(f"{what}: expected a card token, got {type(value).__name__}")
-    try:
-        kind(value)
-    except CardError as exc:
-        raise TraceError(f"{what}: {exc}") from None
+    own = value if is_wild_token(value) else value[1:]
+    if ((not is_wild_token(value) and (value[:1] not in COLORS or is_wild_token(own)))
+            or token_error(own) is not None):
+        raise TraceError(f"{what}: unknown card token {value!r}")
     return value
 
 

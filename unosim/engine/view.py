@@ -29,13 +29,11 @@ import numpy as np
 
 from unosim.engine import state as L
 from unosim.engine.game import PHASE_NAMES, Round
-from unosim.rules.cards import COLORS, NK, token
+from unosim.rules.cards import COLORS
 
 __all__ = ["HIDDEN", "PublicLog", "PublicView", "public_view"]
 
 HIDDEN = "?"  # a card the seat cannot see, in the masked events
-_TOKENS = [token(k) for k in range(NK)]
-_KINDS = np.arange(NK)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,9 +137,10 @@ def public_view(r: Round, log: PublicLog) -> PublicView:
     s, hands = S.s, S.hands
     n = len(log.draws) or r.players
     seat = log.seat
-    row = hands[seat, :NK]
-    hand = tuple(_TOKENS[k] for k in np.repeat(_KINDS, row))
-    discard = tuple(_TOKENS[k] for k in S.piles[1, : int(s[L.S_NDISC])])
+    tokens, nk = r.kinds.tokens, r.kinds.nk
+    kinds = np.arange(nk)
+    hand = tuple(tokens[k] for k in np.repeat(kinds, hands[seat, :nk]))
+    discard = tuple(tokens[k] for k in S.piles[1, : int(s[L.S_NDISC])])
     phase = PHASE_NAMES[int(s[L.S_PHASE])]
     drawn = None
     if phase == "drawn" and int(s[L.S_CUR]) == seat and log.last_own_draw:
@@ -164,7 +163,7 @@ def public_view(r: Round, log: PublicLog) -> PublicView:
         passes=tuple(log.passes) if log.passes else (0,) * n,
         last_draw_color=tuple(log.last_draw_color) if log.last_draw_color else (None,) * n,
         scores=tuple(int(x) for x in S.seat[:n, L.SEAT_SCORE]),
-        known=tuple(tuple(_TOKENS[k] for k in np.repeat(_KINDS, S.known[seat, q, :NK]))
+        known=tuple(tuple(tokens[k] for k in np.repeat(kinds, S.known[seat, q, :nk]))
                     for q in range(n)),
         round_index=r.round_index,
         events=tuple(log.events),

@@ -26,7 +26,7 @@ fills it from a plug-in's `PublicView` through the same function.
 >>> from unosim.engine.state import compile_config
 >>> lay = layout(compile_config(load_config("two_player")))
 >>> lay.size, lay.offset("hand"), lay.offset("top"), lay.sizes["known"]
-(354, 0, 55, 110)
+(348, 0, 54, 108)
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from unosim.engine.jit import jit
 from unosim.engine.rules import is_legal
 from unosim.engine.state import KernelArrays
 from unosim.engine.view import PublicView
-from unosim.rules.cards import COLORS, kind
+from unosim.rules.cards import CLASSIC, COLORS, KindTable
 
 __all__ = ["N_ACTIONS", "N_PHASES", "SECTIONS", "Layout", "encode", "encode_view", "fill",
            "layout", "layout_of", "legal_mask"]
@@ -82,6 +82,8 @@ class Layout:
     players: int
     kinds: int
     sizes: dict[str, int] = field(default_factory=dict)
+    # the edition's card tokens by kind id (a plug-in's layout_of: the classic layout's)
+    table: KindTable = CLASSIC
 
     @property
     def size(self) -> int:
@@ -112,18 +114,18 @@ class Layout:
 def layout(cc: KernelArrays) -> Layout:
     """The observation layout of a compiled config: ``K`` is the edition's kind table's
     length (``deck_counts``), not a constant, so editions with more kinds widen it."""
-    return layout_of(int(cc.ci[L.C_PLAYERS]), len(cc.deck_counts))
+    return layout_of(int(cc.ci[L.C_PLAYERS]), len(cc.deck_counts), cc.kinds)
 
 
-def layout_of(n: int, k: int) -> Layout:
+def layout_of(n: int, k: int, table: KindTable = CLASSIC) -> Layout:
     """The layout for ``n`` players and ``k`` card kinds (a plug-in knows both from its
-    view: ``view.players`` and the kind table)."""
+    view: ``view.players`` and the kind table, whose tokens ``table`` gives)."""
     per = {"K": k, "n": n, "n*K": n * k}
     sizes = {}
     for name, text in SECTIONS:
         head = text.split(":")[0]
         sizes[name] = per[head] if head in per else int(head)
-    return Layout(n, k, sizes)
+    return Layout(n, k, sizes, table)
 
 
 # --- compiled ---------------------------------------------------------------------------------
@@ -169,7 +171,7 @@ def encode(S: L.State, C: L.Config, seat: int, off: NDArray[np.int64],
     """Seat ``seat``'s observation of state ``S``: `fill` from the parts it may see."""
     s = S.s
     n = C.ci[L.C_PLAYERS]
-    K = C.dc.shape[0]
+    K = C.ci[L.C_NK]
     ph = s[L.S_PHASE]
     cur = s[L.S_CUR] if ph != L.PH_DONE else -1
     drawn = s[L.S_DRAWN] if ph == L.PH_DRAWN and cur == seat else -1
@@ -188,7 +190,7 @@ def legal_mask(S: L.State, C: L.Config, out: NDArray[np.int8]) -> int:
     hold) and a seat beyond the table's (a test holds the mask to
     `Round.legal_actions`)."""
     hand = S.hands[S.s[L.S_CUR]]
-    K = C.dc.shape[0]
+    K = C.ci[L.C_NK]
     seats_end = L.A_TARGET + C.ci[L.C_PLAYERS]
     m = 0
     for a in range(out.shape[0]):
@@ -202,7 +204,7 @@ def encode_view(view: PublicView, lay: Layout, out: NDArray[np.float32] | None =
                 ) -> NDArray[np.float32]:
     """The observation of a plug-in's `PublicView`, through the same `fill` as the
     environments (so a policy trained there reads a seat in ``unosim league`` alike)."""
-    n, K = lay.players, lay.kinds
+    n, K, kind = lay.players, lay.kinds, lay.table.kind
     obs = np.zeros(lay.size, np.float32) if out is None else out
     hand = np.zeros(K, np.int64)
     for t in view.hand:

@@ -134,7 +134,7 @@ class UnoState(pyspiel.State):
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
             return f"deal {action}"
-        return action_name(int(action))
+        return action_name(int(action), self.table.cc.kinds)
 
     def is_terminal(self) -> bool:
         return self.dealt and self.table.done

@@ -17,7 +17,7 @@ policies (plug-ins decide in Python: use `unosim.env.single.UnoEnv`).
 >>> env = UnoVectorEnv(4, config="two_player", opponents=["random"])
 >>> obs, info = env.reset(seed=1)
 >>> obs.shape, info["action_mask"].shape
-((4, 354), (4, 103))
+((4, 348), (4, 176))
 >>> acts = np.array([np.flatnonzero(m)[0] for m in info["action_mask"]])
 >>> obs, rew, term, trunc, info = env.step(acts)
 >>> rew.dtype, term.shape

@@ -1,18 +1,23 @@
-"""Card kinds, tokens, points and the predicates every rule is written with.
+"""Card kinds, tokens, points: the one place that knows card tokens.
 
-The engine never sees card objects: a card is its *kind*, an integer 0..54.
-Two physical copies of the same card are indistinguishable in play, so hands
-are count vectors over kinds and piles are arrays of kinds.
+The engine never sees card objects: a card is its *kind*, an integer. Two
+physical copies of the same card are indistinguishable in play, so hands are
+count vectors over kinds and piles are arrays of kinds.
+
+Each edition numbers its own kinds from its ``cards:`` list (`KindTable`):
+the colored kinds first, color-major (``color * ncolored + i``, ``i`` the
+colored token's place in the list), then the wild kinds in list order. The
+kernel reads each kind's attributes from tables built here (color, match
+symbol, number face value), never from kind arithmetic.
+
+The classic layout (`CLASSIC`) is what the shipped editions give:
 
     kind = color * 13 + rank   for colored cards (color 0..3 = R Y G B,
                                rank 0..9 numbers, 10 Skip, 11 Reverse, 12 Draw Two)
-    52 = W, 53 = WD4, 54 = WX (the edition's special wild)
+    52 = W, 53 = WD4, 54 = WX (the seed editions' special wild)
 
-This module is the only place that knows that arithmetic: the predicates
-below are plain Python (used as they are by the rules layer and tests) and
-the engine compiles the very same functions (`unosim.engine.kinds`), so the
-rules read ``is_draw_two(k)``, never ``k % 13 == 12``. Each predicate stands
-alone (no calls between them), which is what lets numba compile it as is.
+The predicates and ``kind``/``token`` below speak that layout; the Python
+side (tests, the older ``deck:`` form) uses them for the seed editions.
 
 >>> token(kind("YD2"))
 'YD2'
@@ -23,6 +28,11 @@ alone (no calls between them), which is what lets numba compile it as is.
 """
 
 from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
 
 NRANKS = 13
 NK = 55  # number of card kinds
@@ -185,3 +195,126 @@ def default_points(k: int, special_points: int = 50) -> int:
     if is_wild(k):
         return special_points if k == WX else 50
     return rank_of(k) if is_number(k) else 20
+
+
+# --- an edition's kinds -------------------------------------------------------------
+WILD_PREFIX = "W"  # a wild kind's token starts with it; a colored kind's never does
+MAX_TOKEN_LENGTH = 5
+
+
+def token_error(tok: str) -> str | None:
+    """Why ``tok`` cannot name a card kind in an edition file (None: it can).
+
+    A colored kind's token is short (digits and capitals, e.g. ``7``, ``D2``,
+    ``SE``) and never starts with ``W``; a wild kind's starts with ``W``.
+
+    >>> token_error("SE"), token_error("WD10")
+    (None, None)
+    >>> token_error("s e")
+    "card tokens are 1-5 digits or capital letters, not 's e'"
+    """
+    if not (1 <= len(tok) <= MAX_TOKEN_LENGTH and tok.isascii() and tok.isalnum()
+            and tok == tok.upper()):
+        return f"card tokens are 1-{MAX_TOKEN_LENGTH} digits or capital letters, not {tok!r}"
+    return None
+
+
+def is_wild_token(tok: str) -> bool:
+    """A wild kind's token (``W``, ``WD4``, ``WD10``...): black, no color."""
+    return tok.startswith(WILD_PREFIX)
+
+
+def face_value(tok: str) -> int:
+    """A colored token's number face value (``"7"``: 7), -1 for any other token."""
+    return int(tok) if len(tok) == 1 and tok.isdigit() else -1
+
+
+@dataclass(frozen=True, eq=False)
+class KindTable:
+    """An edition's card kinds: their ids, tokens and the attributes the kernel reads.
+
+    ``colored`` are the colored tokens and ``wild`` the wild ones, each in the
+    order the edition lists them. Colored kinds come first, color-major, so
+    one color's kinds are one block of ``ncolored`` ids.
+
+    >>> t = KindTable(("7", "SE"), ("W", "WD10"))
+    >>> t.tokens
+    ('R7', 'RSE', 'Y7', 'YSE', 'G7', 'GSE', 'B7', 'BSE', 'W', 'WD10')
+    >>> t.kind("gse"), t.slots("SE"), t.slots("WD10")
+    (5, [1, 3, 5, 7], [9])
+    >>> t.color.tolist(), t.face.tolist()[:3], t.sym.tolist()[-2:]
+    ([0, 0, 1, 1, 2, 2, 3, 3, -1, -1], [7, -1, 7], [2, 3])
+    """
+
+    colored: tuple[str, ...]
+    wild: tuple[str, ...]
+
+    @property
+    def ncolored(self) -> int:
+        """Colored kinds per color."""
+        return len(self.colored)
+
+    @property
+    def wild_base(self) -> int:
+        """The first wild kind's id."""
+        return len(COLORS) * self.ncolored
+
+    @property
+    def nk(self) -> int:
+        """How many kinds the edition has."""
+        return self.wild_base + len(self.wild)
+
+    @functools.cached_property
+    def tokens(self) -> tuple[str, ...]:
+        """Each kind's token: color letter + token for colored kinds, the token for wilds."""
+        return (*(c + t for c in COLORS for t in self.colored), *self.wild)
+
+    @functools.cached_property
+    def _ids(self) -> dict[str, int]:
+        return {t: k for k, t in enumerate(self.tokens)}
+
+    def kind(self, tok: str) -> int:
+        """The kind of a card token of this edition (``R7``, ``YD2``, ``WD4``)."""
+        try:
+            return self._ids[tok.strip().upper()]
+        except (KeyError, AttributeError):
+            raise CardError(f"unknown card token {tok!r}") from None
+
+    def token(self, k: int) -> str:
+        """The token of kind ``k``."""
+        k = int(k)
+        if not 0 <= k < self.nk:
+            raise CardError(f"no card kind {k}")
+        return self.tokens[k]
+
+    def slots(self, tok: str) -> list[int]:
+        """The kinds an edition file's token fills: one per color, or the one wild."""
+        if tok in self.wild:
+            return [self.wild_base + self.wild.index(tok)]
+        i = self.colored.index(tok)
+        return [c * self.ncolored + i for c in range(len(COLORS))]
+
+    @functools.cached_property
+    def color(self) -> np.ndarray:
+        """Each kind's color 0..3, -1 for wilds (int64[nk])."""
+        return np.array([k // self.ncolored if k < self.wild_base else -1
+                         for k in range(self.nk)], dtype=np.int64)
+
+    @functools.cached_property
+    def sym(self) -> np.ndarray:
+        """Each kind's match symbol: two colored kinds match across colors when
+        theirs are equal (the token's place); wilds get symbols of their own."""
+        return np.array([k % self.ncolored if k < self.wild_base
+                         else self.ncolored + k - self.wild_base
+                         for k in range(self.nk)], dtype=np.int64)
+
+    @functools.cached_property
+    def face(self) -> np.ndarray:
+        """Each kind's number face value, -1 for every other kind (int64[nk])."""
+        return np.array([face_value(self.colored[k % self.ncolored]) if k < self.wild_base
+                         else -1 for k in range(self.nk)], dtype=np.int64)
+
+
+# The classic layout: what the seed editions' kinds number to (the module's predicates).
+CLASSIC = KindTable(tuple(RANK_TOKENS), tuple(WILD_TOKENS[k] for k in sorted(WILD_TOKENS)))
+assert CLASSIC.tokens == tuple(token(k) for k in range(NK))

@@ -16,12 +16,15 @@ import numpy as np
 from pydantic import Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from unosim.rules.cards import (
-    NK,
+    CLASSIC,
     RANK_TOKENS,
     CardError,
+    KindTable,
     default_points,
+    is_wild_token,
     kind,
     token,
+    token_error,
 )
 from unosim.rules.effects import (
     ALONE_EFFECTS,
@@ -30,10 +33,10 @@ from unosim.rules.effects import (
     SPECIAL_RATE,
     effect_row,
     effect_table,
-    kind_slots,
     parse_effect,
 )
 from unosim.rules.errors import ConfigError, KeyedValueError, clip, error_from_validation, quoted
+from unosim.rules.limits import MAX_KINDS
 from unosim.rules.models import Count, EditionBehaviour, HouseRules, Rate, StrictModel
 from unosim.rules.yamlio import EDITIONS_DIR, is_bare, list_shipped, read_yaml, shipped_file
 
@@ -47,6 +50,7 @@ __all__ = [
     "effects_by_kind",
     "edition_path",
     "is_edition_path",
+    "kind_table",
     "list_editions",
     "load_edition",
     "points_by_kind",
@@ -163,8 +167,9 @@ WILD_DRAW_CONDITION: Literal["only_without_color"] = "only_without_color"
 class CardKind(StrictModel):
     """One kind of card in an edition's deck (docs/rules.md §11, docs/editions.md).
 
-    A colored token (0-9, S, R, D2) stands for ``count`` copies in each of the
-    four colors; a wild token (W, WD4, WX) for ``count`` black cards."""
+    A colored token (0-9, S, R, D2, or any short new one such as SE) stands for
+    ``count`` copies in each of the four colors; a wild token (W, WD4, WX, or
+    any starting with W such as WD10) for ``count`` black cards."""
 
     token: str
     name: str | None = None
@@ -187,7 +192,9 @@ class CardKind(StrictModel):
     @field_validator("token")
     @classmethod
     def _known_token(cls, value: str) -> str:
-        kind_slots(value)  # raises, naming the engine's tokens
+        error = token_error(value)
+        if error is not None:
+            raise ValueError(error)
         return value
 
     @field_validator("effects")
@@ -246,7 +253,7 @@ class CardKind(StrictModel):
     @property
     def wild(self) -> bool:
         """A black card: it matches anything and its player names a color."""
-        return self.token in {"W", "WD4", "WX"}
+        return is_wild_token(self.token)
 
     @property
     def parsed(self) -> list[tuple[str, int]]:
@@ -315,6 +322,10 @@ class Edition(StrictModel):
                 raise KeyedValueError(("cards", i, "token"),
                                       f"{c.token!r} is listed twice (also cards[{seen[c.token]}])")
             seen[c.token] = i
+        nk = kind_table(self).nk
+        if nk > MAX_KINDS:
+            raise KeyedValueError("cards", f"{nk} card kinds (a colored token counts once per "
+                                           f"color); the engine holds at most {MAX_KINDS}")
         # the same edition in the older form, when it has one: what it is
         # hashed by (so runs made before cards existed are still found) and
         # what the rest of the package reads as its special wild
@@ -331,8 +342,12 @@ class Edition(StrictModel):
                 "colors", f"the four color labels must differ, got {quoted(self.colors)}"
             )
         if self.special and self.special.wish_icons:
-            counts = deck_counts(self)
-            if not any(counts[kind(t)] for t in self.special.wish_icons):
+            counts, kinds = deck_counts(self), kind_table(self)
+            for i, t in enumerate(self.special.wish_icons):
+                if t not in kinds.tokens:
+                    raise KeyedValueError(("special", "wish_icons", i),
+                                          f"no card {t!r} in this edition")
+            if not any(counts[kinds.kind(t)] for t in self.special.wish_icons):
                 raise KeyedValueError(
                     ("special", "wish_icons"), "no card in the deck bears the icon"
                 )
@@ -454,15 +469,16 @@ def _standard_kind(token_: str, count: int, special: Special | None = None) -> C
     if token_ in NUMBER_RANKS:
         return CardKind(token=token_, count=count, effects=list(NUMBER_EFFECTS))
     wd4 = token_ == "WD4"
-    points = default_points(kind_slots(token_)[0])
+    points = default_points(CLASSIC.slots(token_)[0])
     return CardKind(token=token_, count=count, points=points,
                     effects=list(STANDARD_EFFECTS[token_]),
                     condition=WILD_DRAW_CONDITION if wd4 else None, challengeable=wd4)
 
 
 def _legacy_cards(deck: Deck, special: Special | None) -> list[CardKind]:
-    cards = [_standard_kind(rank, n) for rank, n in deck.numbers.items()]
-    cards += [_standard_kind(rank, n) for rank, n in deck.actions.items()]
+    # in the classic order whatever the file's: the kinds keep their classic ids' order
+    ranks = {**deck.numbers, **deck.actions}
+    cards = [_standard_kind(rank, ranks[rank]) for rank in RANK_TOKENS if rank in ranks]
     cards += [_standard_kind("W", deck.wild), _standard_kind("WD4", deck.wild_draw_four)]
     if special is not None:
         cards.append(_standard_kind("WX", special.count, special))
@@ -474,6 +490,8 @@ def _legacy_form(cards: list[CardKind]) -> tuple[Deck, Special | None] | None:
     one (or the WX special wild) with its classic effects and points."""
     special = _special_of(cards)
     by_token = {c.token: c for c in cards}
+    if not set(by_token) <= set(CLASSIC.colored) | set(CLASSIC.wild):
+        return None
     for c in cards:
         # what the kind does and scores (its display name is no part of it)
         std = _standard_kind(c.token, c.count, special if c.token == "WX" else None)
@@ -507,35 +525,48 @@ def card_kinds(edition: Edition) -> list[CardKind]:
     return _legacy_cards(edition.deck, edition.special)
 
 
+def kind_table(edition: Edition) -> KindTable:
+    """The edition's kinds, numbered from its card list (`unosim.rules.cards.KindTable`):
+    colored tokens then wild tokens, each in list order.
+
+    >>> kind_table(load_edition("classic")).tokens[50:]
+    ('BR', 'BD2', 'W', 'WD4')
+    """
+    cards = card_kinds(edition)
+    return KindTable(tuple(c.token for c in cards if not c.wild),
+                     tuple(c.token for c in cards if c.wild))
+
+
 def deck_counts(edition: Edition) -> np.ndarray:
-    """Copies of each card kind in one deck (int64[NK])."""
-    counts = np.zeros(NK, dtype=np.int64)
+    """Copies of each card kind in one deck (int64[nk])."""
+    kinds = kind_table(edition)
+    counts = np.zeros(kinds.nk, dtype=np.int64)
     for c in card_kinds(edition):
-        for k in kind_slots(c.token):
-            counts[k] = c.count
+        counts[kinds.slots(c.token)] = c.count
     return counts
 
 
 def points_by_kind(edition: Edition) -> np.ndarray:
-    """Points of each card kind left in hand (int64[NK]): as the card kinds say;
-    kinds not in the deck keep the classic default (0 for ``WX``)."""
-    points = np.array([default_points(k, 0) for k in range(NK)], dtype=np.int64)
+    """Points of each card kind left in hand (int64[nk]), as the card kinds say."""
+    kinds = kind_table(edition)
+    points = np.zeros(kinds.nk, dtype=np.int64)
     for c in card_kinds(edition):
-        for k in kind_slots(c.token):
-            points[k] = c.card_points
+        points[kinds.slots(c.token)] = c.card_points
     return points
 
 
 def effects_by_kind(edition: Edition) -> np.ndarray:
-    """The kernel's effect table (int64[NK, NFX], `unosim.rules.effects`)."""
-    return effect_table({k: c.effect_row() for c in card_kinds(edition)
-                         for k in kind_slots(c.token)})
+    """The kernel's effect table (int64[nk, NFX], `unosim.rules.effects`)."""
+    kinds = kind_table(edition)
+    return effect_table(kinds.nk, {k: c.effect_row() for c in card_kinds(edition)
+                                   for k in kinds.slots(c.token)})
 
 
 def wish_icon_mask(edition: Edition) -> np.ndarray:
-    """1 for each kind bearing the Wishing Icon (int64[NK]); all 0 for other editions."""
-    mask = np.zeros(NK, dtype=np.int64)
+    """1 for each kind bearing the Wishing Icon (int64[nk]); all 0 for other editions."""
+    kinds = kind_table(edition)
+    mask = np.zeros(kinds.nk, dtype=np.int64)
     if edition.special and edition.special.wish_icons:
         for tok in edition.special.wish_icons:
-            mask[kind(tok)] = 1
+            mask[kinds.kind(tok)] = 1
     return mask

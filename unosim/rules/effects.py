@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from unosim.rules.cards import NK, RANK_TOKENS, WILD_TOKENS
-
 __all__ = [
     "CONDITIONS",
     "DRAW_AMOUNTS",
@@ -32,7 +30,6 @@ __all__ = [
     "SPECIAL_RATE",
     "action_codes",
     "effect_table",
-    "kind_slots",
     "parse_effect",
 ]
 
@@ -97,24 +94,6 @@ def parse_effect(text: str) -> tuple[str, int]:
     return name, 0
 
 
-def kind_slots(token: str) -> list[int]:
-    """The engine's card kinds a token fills: one per color for a colored rank,
-    one for a wild (the engine's kind layout, `unosim.rules.cards`).
-
-    >>> kind_slots("D2"), kind_slots("WD4")
-    ([12, 25, 38, 51], [53])
-    """
-    wild = {tok: k for k, tok in WILD_TOKENS.items()}
-    if token in wild:
-        return [wild[token]]
-    if token in RANK_TOKENS:
-        r = RANK_TOKENS.index(token)
-        return [c * len(RANK_TOKENS) + r for c in range(4)]
-    raise ValueError(
-        f"no card kind {token!r} in this engine (colored: {', '.join(RANK_TOKENS)}; "
-        f"wild: {', '.join(WILD_TOKENS.values())})")
-
-
 def effect_row(effects: list[tuple[str, int]], condition: str | None, challengeable: bool,
                stack_value: int, wild: bool) -> np.ndarray:
     """One kind's row of the effect table."""
@@ -139,8 +118,8 @@ def effect_row(effects: list[tuple[str, int]], condition: str | None, challengea
 def action_codes(fx: np.ndarray) -> np.ndarray:
     """Each kind's action code (``ACT_*``) from its effect-table row.
 
-    >>> from unosim.rules.cards import DRAW2, W, WD4
-    >>> fx = effect_table({DRAW2: effect_row([("draw", 2)], None, False, 2, False),
+    >>> from unosim.rules.cards import DRAW2, NK, W, WD4
+    >>> fx = effect_table(NK, {DRAW2: effect_row([("draw", 2)], None, False, 2, False),
     ...                    W: effect_row([], None, False, 0, True),
     ...                    WD4: effect_row([("draw", 4)], "only_without_color", True, 4, True)})
     >>> [int(a) for a in action_codes(fx)[[0, DRAW2, W, WD4]]]
@@ -168,9 +147,9 @@ def action_codes(fx: np.ndarray) -> np.ndarray:
     return act
 
 
-def effect_table(rows: dict[int, np.ndarray]) -> np.ndarray:
-    """The int64[NK, NFX] table from each kind's row (kinds not in the deck: zeros)."""
-    table = np.zeros((NK, NFX), dtype=np.int64)
+def effect_table(nk: int, rows: dict[int, np.ndarray]) -> np.ndarray:
+    """The int64[nk, NFX] table of an edition's ``nk`` kinds from each kind's row."""
+    table = np.zeros((nk, NFX), dtype=np.int64)
     for k, row in rows.items():
         table[k] = row
     return table

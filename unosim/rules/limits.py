@@ -15,6 +15,9 @@ PLAYERS_PER_DECK = 10  # docs/rules.md §1: one deck seats at most ten
 MAX_DECKS = 4
 MAX_PLAYERS = PLAYERS_PER_DECK * MAX_DECKS
 MIN_HAND_SIZE = 1
+# Card kinds an edition may have (colored kinds times four, plus wilds): it sizes the
+# kernel's per-kind arrays and its play actions; the edition's own count bounds its loops.
+MAX_KINDS = 128
 # A round or match longer than these is a runaway config, not a game: the
 # turn histogram has max_turns + 1 bins, the rounds-per-match one max_rounds + 1.
 MAX_TURNS = 1_000_000

@@ -87,8 +87,9 @@ __all__ = ["SMALL_RUN", "Lockstep", "RunResult", "StopRule", "check_games",
            "check_run_dir", "check_seed", "run_lockstep", "run_simulation", "turns_half_width"]
 
 SMALL_RUN = 20_000  # games; below this the default is one in-process job
-_KERNEL_FIELDS = ("ci", "cf", "pp", "points", "wish_icons", "deck_counts", "effects")
-_FACADE_FIELDS = ("edition_name", "seat_policies", "rules")
+_KERNEL_FIELDS = ("ci", "cf", "pp", "points", "wish_icons", "deck_counts", "effects",
+                  "kinds")
+_FACADE_FIELDS = ("edition_name", "seat_policies", "rules", "card_list")
 Aggs = dict[str, np.ndarray]
 Pair = tuple[int, int]
 
