@@ -22,7 +22,8 @@ from unosim.cli import main
 from unosim.engine.game import play_game
 from unosim.engine.replay import TraceReplayError, replay
 from unosim.engine.state import CompiledConfig, compile_config
-from unosim.rules.config import load_config
+from unosim.rules.config import load_config, validate_config
+from unosim.rules.editions import deck_counts, load_edition
 from unosim.rules.errors import ConfigError
 
 EDITIONS = Path(__file__).resolve().parent / "editions"
@@ -263,8 +264,6 @@ def test_every_policy_plays_and_replays(players: int) -> None:
         cfg = load_config("classic", [f"edition={SLOTS}", f"players={players}"])
         data = cfg.model_dump(mode="json")
         data["seats"] = seats
-        from unosim.rules.config import validate_config
-
         events = play_game(compile_config(validate_config(data)), seed)
         seen |= {e["e"] for e in events} | {e.get("cause", "") for e in events}
         try:
@@ -272,6 +271,35 @@ def test_every_policy_plays_and_replays(players: int) -> None:
         except TraceReplayError as exc:
             raise AssertionError((seed, seats, str(exc))) from exc
     assert {"discard", "reverse", "swap"} <= seen
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_no_mercy_every_policy_plays_and_replays(players: int) -> None:
+    """The shipped no_mercy edition: mixed tables of every policy, followed by the replay."""
+    base = load_config("no_mercy", [f"players={players}"])
+    outs = 0
+    for seed in range(3):
+        data = base.model_dump(mode="json")
+        data["seats"] = [POLICIES[(seed + i) % len(POLICIES)] for i in range(players)]
+        events = play_game(compile_config(validate_config(data)), seed)
+        outs += sum(e["e"] == "out" for e in events)
+        tables, complete = replay(events)
+        assert complete and len(tables) == len(events), (seed, data["seats"])
+    assert outs > 0
+
+
+def test_no_mercy_composition() -> None:
+    """docs/rules.md section 11's composition (an assumption the edition file states)."""
+    ed = load_edition("no_mercy")
+    counts = {c.token: c.count for c in ed.cards or []}
+    assert sum(deck_counts(ed)) == 168
+    assert [counts[t] for t in ("DA", "SE", "D4", "WRD4", "WD6", "WD10", "WCR")] == [
+        3, 2, 2, 8, 4, 4, 8]
+    stack = {c.token: c.stacking for c in ed.cards or [] if c.stacking}
+    assert stack == {"D2": 2, "D4": 4, "WRD4": 4, "WD6": 6, "WD10": 10}
+    assert (ed.mercy_limit, ed.stacking, ed.challenge, ed.first_flip) == (25, "value", False,
+                                                                          "redraw")
+    assert ed.house_rules.seven_o and ed.house_rules.draw_until_play
 
 
 # --- edition files -----------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from unosim.engine.state import (
     H_SIZE,
     H_SUIT,
     OUT_MERCY,
+    R_OUT_ROUNDS,
     R_OUTS,
     S_DRAW_COLOR,
     S_KNOW,
@@ -129,6 +130,7 @@ def knock_out(S: State, C: Config, q: int) -> None:
     seat[q, SEAT_MERCY] = 1
     S.s[S_NALIVE] -= 1
     S.st[R_OUTS] += 1
+    S.st[R_OUT_ROUNDS] = 1
     clear_voids(S, q)
     forget_known(S, C, q)
     emit(S, EV_OUT, q, OUT_MERCY, 0, off, S.s[S_NCL] - off)

@@ -184,13 +184,14 @@ from unosim.engine.state import (
 from unosim.engine.table import (
     clear_voids,
     close_draw,
-    copy_row,
+    copy_hand,
     draw_n,
     draw_one,
     forget_voids,
     next_alive,
     open_draw,
     remove_card,
+    swap_rows,
     top_card,
 )
 from unosim.rules.cards import CHALLENGE_LOST_EXTRA
@@ -659,7 +660,7 @@ def deflect_last(S: State, C: Config, p: int, k: int) -> None:
 def seven_swap(S: State, C: Config, p: int, t: int) -> None:
     """Seven-O: ``p`` swaps hands with ``t``; the play has resolved."""
     s = S.s
-    swap_hands(S, p, t)
+    swap_hands(S, C, p, t)
     known_swap(S, C, p, t)
     S.st[R_SWAPS] += 1
     emit(S, EV_SWAP, p, t, 0, 0, 0)
@@ -680,11 +681,8 @@ def skip_all(S: State, C: Config, p: int) -> None:
 
 
 @jit
-def swap_hands(S: State, a: int, b: int) -> None:
-    hands, tmp = S.hands, S.scratch[0]
-    copy_row(tmp, hands[a])
-    copy_row(hands[a], hands[b])
-    copy_row(hands[b], tmp)
+def swap_hands(S: State, C: Config, a: int, b: int) -> None:
+    swap_rows(C, S.hands, a, b)
     clear_voids(S, a)
     clear_voids(S, b)
 
@@ -695,13 +693,13 @@ def rotate_hands(S: State, C: Config, d: int) -> None:
     hands = S.hands
     first = next_alive(S, C, 0, 1) if S.seat[0, SEAT_ALIVE] == 0 else 0
     carry, tmp = S.scratch[0], S.scratch[1]
-    copy_row(carry, hands[first])
+    copy_hand(C, carry, hands[first])
     q = first
     for _ in range(S.s[S_NALIVE]):
         t = next_alive(S, C, q, d)
-        copy_row(tmp, hands[t])
-        copy_row(hands[t], carry)
-        copy_row(carry, tmp)
+        copy_hand(C, tmp, hands[t])
+        copy_hand(C, hands[t], carry)
+        copy_hand(C, carry, tmp)
         q = t
     known_rotate(S, C, d)
     S.st[R_SWAPS] += 1

@@ -327,10 +327,12 @@ R_SPECIAL_DRAWN = counter(6, "special_drawn", summary="special.cards_drawn_per_r
                           label="cards drawn because of special wilds")
 # Slots 11..15 are free for new counters. The winner and the draws by cause are read apart.
 R_WINNER = 7  # -1 stalemate
-# Players knocked out by the mercy rule (docs/rules.md section 11): counted, read by
-# the no_mercy study, not declared a summary counter (summary.json of every other
-# edition would gain a key and change).
+# Players knocked out by the mercy rule (docs/rules.md section 11), and whether any
+# was: summary.json's ``mercy`` object, written only for an edition with a mercy
+# limit (declared counters are in every summary, and every other edition's would
+# change), so not declared with `counter`.
 R_OUTS = 11
+R_OUT_ROUNDS = 12  # 1 in a round where the mercy rule knocked someone out
 R_DRAW_BY_CAUSE = 16  # 16..23, NCAUSES entries
 NR = R_DRAW_BY_CAUSE + NCAUSES
 COUNTERS: tuple[Counter, ...] = tuple(_COUNTERS)
