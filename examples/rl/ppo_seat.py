@@ -15,10 +15,19 @@ from pathlib import Path
 import numpy as np
 
 from unosim.engine.game import parse_action
+from unosim.engine.state import A_DRAW
 from unosim.env.spaces import encode_view, layout_of
 from unosim.rules.cards import NK
 
 WEIGHTS = Path(__file__).with_name("ppo_uno_2p.npz")
+# The network was trained when the play actions were the 55 classic kinds (then draw,
+# pass, colours, accept, challenge, seats): its logits keep that layout.
+TRAINED_KINDS = NK
+
+
+def trained_id(a: int) -> int:
+    """The network's logit of the engine's action id ``a``."""
+    return a if a < A_DRAW else a - A_DRAW + TRAINED_KINDS
 
 
 class PPOSeat:
@@ -39,5 +48,5 @@ class PPOSeat:
     def choose(self, view, legal_actions: list[str]) -> str:
         obs = encode_view(view, layout_of(view.players, NK))
         z = self.logits(obs)
-        ids = [parse_action(a) for a in legal_actions]
+        ids = [trained_id(parse_action(a)) for a in legal_actions]
         return legal_actions[int(np.argmax(z[ids]))]

@@ -177,6 +177,10 @@ def _match(text: str, legal: list[str]) -> str | None:
         i = int(text)
         return legal[i - 1] if 1 <= i <= len(legal) else None
     words = text.split()
+    # a card by its token (any edition's: ``RSE``, ``play WD10``)
+    if (1 <= len(words) <= 2 and words[-1].upper() in legal
+            and (len(words) == 1 or words[0].lower() in ("play", "jump", "stack"))):
+        return words[-1].upper()
     if len(words) == 1 and any(a.startswith("color ") for a in legal):
         words = ["color", words[0][:1]] if words[0][:1].upper() in "RYGB" else words
     try:
