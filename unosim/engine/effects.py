@@ -47,16 +47,13 @@ from unosim.engine.table import clear_voids, close_draw, draw_one, open_draw, re
 
 
 @jit
-def under_discard(S: State, k: int, n: int, keep_top: bool) -> None:
-    """``n`` cards of kind ``k`` into the discard pile: under its top card
-    (``keep_top``) or at its bottom."""
+def under_top(S: State, k: int, n: int) -> None:
+    """``n`` cards of kind ``k`` into the discard pile, under its top card."""
     piles, s = S.piles, S.s
     nd = s[S_NDISC]
-    at = nd - 1 if keep_top else 0
-    for i in range(nd - 1, at - 1, -1):
-        piles[1, i + n] = piles[1, i]
+    piles[1, nd - 1 + n] = piles[1, nd - 1]
     for i in range(n):
-        piles[1, at + i] = k
+        piles[1, nd - 1 + i] = k
     s[S_NDISC] = nd + n
 
 
@@ -73,7 +70,7 @@ def discard_color(S: State, C: Config, p: int, k: int) -> None:
         n = hands[p, j]
         if n == 0:
             continue
-        under_discard(S, j, n, True)
+        under_top(S, j, n)
         for _ in range(n):
             remove_card(S, C, p, j)
             if S.s[S_KNOW] != 0:
@@ -112,28 +109,32 @@ def over_limit(S: State, C: Config, q: int) -> bool:
 @jit
 def knock_out(S: State, C: Config, q: int) -> None:
     """The mercy rule: ``q`` is out of the round; their hand goes under the discard
-    pile (in kind order, the first kind at the bottom)."""
-    hands, seat = S.hands, S.seat
-    off = S.s[S_NCL]
-    if S.s[S_TRACE] != 0:
-        for j in range(C.ci[C_NK]):
-            for _ in range(hands[q, j]):
+    pile (in kind order, the first kind at the very bottom): the pile moves up once."""
+    hands, seat, piles, s = S.hands, S.seat, S.piles, S.s
+    m = hands[q, H_SIZE]
+    nd = s[S_NDISC]
+    for i in range(nd - 1, -1, -1):
+        piles[1, i + m] = piles[1, i]
+    off = s[S_NCL]
+    at = 0
+    for j in range(C.ci[C_NK]):
+        for _ in range(hands[q, j]):
+            piles[1, at] = j
+            at += 1
+            if s[S_TRACE] != 0:
                 log_card(S, j)
-    for j in range(C.ci[C_NK] - 1, -1, -1):
-        n = hands[q, j]
-        if n == 0:
-            continue
-        under_discard(S, j, n, False)
-        for _ in range(n):
-            remove_card(S, C, q, j)
+        hands[q, j] = 0
+    for i in range(H_SIZE, hands.shape[1]):  # the size and the suit counts
+        hands[q, i] = 0
+    s[S_NDISC] = nd + m
     seat[q, SEAT_ALIVE] = 0
     seat[q, SEAT_MERCY] = 1
-    S.s[S_NALIVE] -= 1
+    s[S_NALIVE] -= 1
     S.st[R_OUTS] += 1
     S.st[R_OUT_ROUNDS] = 1
     clear_voids(S, q)
     forget_known(S, C, q)
-    emit(S, EV_OUT, q, OUT_MERCY, 0, off, S.s[S_NCL] - off)
+    emit(S, EV_OUT, q, OUT_MERCY, 0, off, s[S_NCL] - off)
 
 
 @jit
