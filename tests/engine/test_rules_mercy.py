@@ -332,3 +332,12 @@ def test_a_bad_setting_is_a_one_line_error(tmp_path: Path, old: str, new: str, k
     r = CliRunner().invoke(main, ["run", str(cfg), "--games", "10", "--no-report"])
     err = r.stderr.strip().splitlines()
     assert r.exit_code == 2 and len(err) == 1 and err[0].startswith("unosim: error:"), err
+
+
+def test_a_comparison_names_value_stacking() -> None:
+    """Against classic with every stacking switch, No Mercy's switches are off but its
+    edition stacks by value: the label says so, not 'no stacking'."""
+    from unosim.rules.settings import describe_difference
+
+    words = describe_difference(load_config("no_mercy_house_rules"), load_config("no_mercy"))
+    assert words == ["UNO Show 'Em No Mercy edition", "stacking by draw value"]
