@@ -59,10 +59,13 @@ from unosim.rules.effects import FX_COND, FX_DRAW, FX_REVERSE, FX_SKIP, FX_SKIP_
 def reset_state(S: State, C: Config, dealer: int) -> None:
     """Empty hands, counters and piles; seats keep whether they are in the match."""
     s, hands, seat, st = S.s, S.hands, S.seat, S.st
-    n = C.ci[C_PLAYERS]
-    for q in range(n):
-        for k in range(hands.shape[1]):
-            hands[q, k] = 0
+    n, nk = C.ci[C_PLAYERS], C.ci[C_NK]
+    for q in range(n):  # the edition's kinds, the size and the suits (other columns stay 0)
+        row = hands[q]
+        for k in range(nk):
+            row[k] = 0
+        for k in range(H_SIZE, row.shape[0]):
+            row[k] = 0
     for i in range(st.shape[0]):
         st[i] = 0
     st[R_WINNER] = -1

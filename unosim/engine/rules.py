@@ -191,7 +191,6 @@ from unosim.engine.table import (
     next_alive,
     open_draw,
     remove_card,
-    swap_rows,
     top_card,
 )
 from unosim.rules.cards import CHALLENGE_LOST_EXTRA
@@ -682,7 +681,10 @@ def skip_all(S: State, C: Config, p: int) -> None:
 
 @jit
 def swap_hands(S: State, C: Config, a: int, b: int) -> None:
-    swap_rows(C, S.hands, a, b)
+    hands, tmp = S.hands, S.scratch[0]
+    copy_hand(C, tmp, hands[a])
+    copy_hand(C, hands[a], hands[b])
+    copy_hand(C, hands[b], tmp)
     clear_voids(S, a)
     clear_voids(S, b)
 

@@ -87,32 +87,13 @@ def remove_card(S: State, C: Config, p: int, k: int) -> None:
 
 
 @jit
-def copy_row(dst: IntArray, src: IntArray) -> None:
-    for i in range(dst.shape[0]):
-        dst[i] = src[i]
-
-
-@jit
 def copy_hand(C: Config, dst: IntArray, src: IntArray) -> None:
-    """A hand row's kinds of the edition (``C_NK`` of the ``MAX_KINDS`` columns), its
-    size and its suit counts: what Seven-O moves, without the unused columns."""
+    """A hand row into another: the edition's kinds, then the size and the suits
+    (the columns between are room for other editions' kinds, always 0)."""
     for i in range(C.ci[C_NK]):
         dst[i] = src[i]
     for i in range(H_SIZE, dst.shape[0]):
         dst[i] = src[i]
-
-
-@jit
-def swap_rows(C: Config, hands: IntArray, a: int, b: int) -> None:
-    """Exchange hands ``a`` and ``b`` in place (the columns `copy_hand` moves)."""
-    for i in range(C.ci[C_NK]):
-        t = hands[a, i]
-        hands[a, i] = hands[b, i]
-        hands[b, i] = t
-    for i in range(H_SIZE, hands.shape[1]):
-        t = hands[a, i]
-        hands[a, i] = hands[b, i]
-        hands[b, i] = t
 
 
 @jit
