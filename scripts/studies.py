@@ -601,6 +601,50 @@ def rulings_answer(steps: list[Step]) -> str:
     return " ".join(parts)
 
 
+TABLES = ("random", "strategic", "mixed")
+
+
+def _table_sets(players: int, table: str) -> list[str]:
+    """``--set`` arguments seating a table of ``players``: one policy, or `MIXED`'s."""
+    if table == "mixed":
+        return ["--set", f"players={players}", "--set", f"seats={MIXED[players]}"]
+    return ["--set", f"players={players}", "--set", f"policy={table}"]
+
+
+def no_mercy_steps() -> list[Step]:
+    """No Mercy alone (its round length and mercy figures), then against classic with
+    the house rules it makes official, at 2, 4 and 6 players, for each kind of table."""
+    # the runs' figures are in their summaries (the comparisons have the pages)
+    runs = [Step(f"no_mercy/run-{t}-{n}p", ["run", "no_mercy", *_table_sets(n, t),
+                                            "--no-report"], 20_000,
+                 f"No Mercy, {n} players, {t} table") for t in TABLES for n in (2, 4, 6)]
+    compares = [Step(f"no_mercy/compare-{t}-{n}p",
+                     ["compare", "no_mercy_house_rules", "no_mercy", *_table_sets(n, t)],
+                     20_000, f"{t} table of {n}") for t in TABLES for n in (2, 4, 6)]
+    return runs + compares
+
+
+def no_mercy_answer(steps: list[Step]) -> str:
+    """Round length and the mercy rule's knock-outs per table, then the comparisons."""
+    runs = [s for s in steps if s.args[0] == "run"]
+    parts = []
+    for s in runs:
+        sm = s.result["summary"]
+        m = sm["mercy"]
+        parts.append(f"{s.what.removeprefix('No Mercy, ')}: {sm['turns']['mean']:.1f} turns, "
+                     f"{100 * m['rounds_with_an_out']:.0f}% of rounds with a knock-out "
+                     f"({m['outs_per_round']:.2f} a round)")
+    four = next(s for s in runs if "policy=random" in s.args and "players=4" in s.args)
+    sm = four.result["summary"]
+    head = (f"**A No Mercy round lasts {sm['turns']['mean']:.1f} turns on average at four "
+            f"random players, and the mercy rule knocks someone out in "
+            f"{100 * sm['mercy']['rounds_with_an_out']:.0f}% of its rounds "
+            f"({sm['mercy']['outs_per_round']:.2f} players a round).** By table: "
+            + "; ".join(parts) + ".")
+    compares = [s for s in steps if s.args[0] == "compare"]
+    return "\n\n".join([head, compare_answer(compares)])
+
+
 def studies() -> dict[str, Study]:
     stacking = [
         Step(f"stacking/{p}", ["sweep", "classic", "--set", f"policy={p}", "--vary",
@@ -654,6 +698,10 @@ def studies() -> dict[str, Study]:
                                       "seats=[strategic, random, random, random]", "--factors",
                                       rulings_factors(), "--resolution", "4"], 20_000,
                     "one strategic seat among random seats")], rulings_answer),
+        "no_mercy": Study(
+            "How long is a round of UNO Show 'Em No Mercy, how often does the mercy rule "
+            "knock someone out, and how does it compare with classic plus full stacking, "
+            "Seven-O and draw-until-play?", no_mercy_steps(), no_mercy_answer),
         "yardstick": Study(
             "How strong is a search player, and how much skill does each rule set leave "
             "against it?",
@@ -739,8 +787,9 @@ def write_readme(name: str, study: Study, scale: float, seconds: float) -> str:
              "the numbers on stdout); its page holds the charts, every number with its "
              "interval, the verdict rule and the exact configs.", ""]
     for s in study.steps:
-        page = Path(s.result.get("report", "")).with_suffix(".md")
-        rel = os.path.relpath(REPORTS.parent / page, REPORTS / name) if page.name else ""
+        report = s.result.get("report") or ""  # None: a run without pages (--no-report)
+        page = Path(report).with_suffix(".md") if report else None
+        rel = os.path.relpath(REPORTS.parent / page, REPORTS / name) if page else ""
         lines += [f"### {s.what}", "", "```sh", shlex.join(s.command(scale)), "```", "",
                   f"Page: [{rel}]({rel})" if rel else "", ""]
     lines += [f"All commands together took {seconds / 60:.1f} minutes on {os.cpu_count()} "

@@ -50,15 +50,20 @@ def deck_for(hands: Sequence[Sequence[str]], rest: Sequence[str] = (), dealer: i
     return deck + list(rest)
 
 
-def _line(e: dict[str, Any]) -> str:  # noqa: C901, PLR0912  one branch per event kind
+def _line(e: dict[str, Any]) -> str:  # noqa: C901, PLR0911, PLR0912  one branch per event kind
     k = e["e"]
     if k == "turn":
         return f"turn {e['p']} {e['color']} {e['top']}"
     if k == "play":
         return f"play {e['p']} {e['card']} {e['color']}"
     if k == "draw":
-        return f"draw {e['p']} {' '.join(e['cards'])} ({e['cause']})"
-    if k in ("skip", "silence_end", "slip"):
+        color = f" {e['color']}" if "color" in e else ""
+        return f"draw {e['p']} {' '.join(e['cards'])} ({e['cause']}{color})"
+    if k == "discard":
+        return f"discard {e['p']} {' '.join(e['cards'])}"
+    if k == "out":
+        return f"out {e['p']} {e['reason']} {len(e['cards'])}"
+    if k in ("skip", "silence_end", "slip", "skip_all"):
         return f"{k} {e['p']}"
     if k in ("reverse", "rotate"):
         return f"{k} {e['direction']:+d}"

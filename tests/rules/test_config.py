@@ -42,7 +42,7 @@ from unosim.rules.settings import (
 from unosim.rules.yamlio import CONFIGS_DIR
 
 SHIPPED = sorted(CONFIGS_DIR.glob("*.yaml"))
-EDITIONS = ["classic", "classic_1992", "disney100", "disney_wish", "encanto"]
+EDITIONS = ["classic", "classic_1992", "disney100", "disney_wish", "encanto", "no_mercy"]
 
 SHIPPED_CLASSIC = (CONFIGS_DIR / "editions" / "classic.yaml").read_text()
 # The same edition in the older deck/special form, which is still read (the

@@ -331,6 +331,10 @@ def build_summary(agg: dict[str, np.ndarray], cfg: GameConfig, *, seed: int,
         for g in group:  # a group the literal above opened (the schema has no other)
             node = cast("dict[str, object]", node.setdefault(g, {}))
         node[key] = hist_stats(agg[c.hist]) if c.hist else per_round(c.slot)
+    if cfg.edition_spec.mercy_limit is not None:  # only then: the other summaries as before
+        summary["mercy"] = {"limit": cfg.edition_spec.mercy_limit,
+                            "outs_per_round": per_round(L.R_OUTS),
+                            "rounds_with_an_out": per_round(L.R_OUT_ROUNDS)}
     summary = _schema_order(summary)
     if cfg.mode == "match":
         m = int(counts[0])

@@ -38,7 +38,8 @@ from unosim.rules.effects import FX_DRAW
 __all__ = ["Follower", "Table", "TraceReplayError", "replay", "round_at_event", "trace_config"]
 
 # rules a deal event shows that come from the edition, not from a config key
-EDITION_RULES = {"first_flip", "wd4_wilds_block", "uno_penalty", "special", "special_points"}
+EDITION_RULES = {"first_flip", "wd4_wilds_block", "uno_penalty", "special", "special_points",
+                 "stacking", "mercy_limit", "challenge"}
 
 
 PENALTIES = ("draw2", "wd4", "stack", "challenge")  # draw causes that pay what was pending
@@ -223,15 +224,20 @@ class Follower:
         empty: list[Round] = []
         best: Round | None = None
         most = 0
+        ties: list[Round] = []
         for a, s in self.candidates(known):  # the longest match: a slip may follow a turn
             n, r = self.trial(a, s)
             if n > most:
-                best, most = r, n
+                best, most, ties = r, n, [r]
+            elif n == most and n > 0:
+                ties.append(r)
             elif n == 0:
                 empty.append(r)
             ahead = self.t + n
             if known and n > 0 and (ahead >= len(self.trace) or self.trace[ahead]["e"] != "slip"):
                 break  # the game's own action, and no slip the other rate would add
+        if len(ties) > 1:
+            best = self.untie(ties, most, depth)
         if best is not None:
             self.partial = best.event_count - self.r.event_count > most
             self.r = best
@@ -242,6 +248,20 @@ class Follower:
                 self.r = r
                 return 0
         return None
+
+    def untie(self, ties: list[Round], most: int, depth: int) -> Round:
+        """Several actions wrote the same events (a stacking turn's ``turn`` comes before
+        the wild it plays, when several wild kinds draw): the one the trace follows on from."""
+        for r in ties:
+            if r.is_over or self.t + most >= len(self.trace) or depth >= 12:
+                return r
+            self.t += most
+            try:
+                if self.lookahead(r, depth + 1):
+                    return r
+            finally:
+                self.t -= most
+        return ties[0]
 
     def lookahead(self, r: Round, depth: int) -> bool:
         """Can the trace be followed on from ``r``?"""
@@ -305,6 +325,13 @@ def _apply(tb: Table, hands: list[Counter[str]], e: dict[str, Any], cc: Compiled
         ch.update(draw=tb.draw - len(e["cards"]))
         if e["cause"] in PENALTIES:
             ch["pending"] = 0
+        if "color" in e:  # a draw until the color its player named
+            ch["color"] = e["color"]
+    elif k in ("discard", "out"):  # cards from a hand into the discard pile, under its top
+        hands[e["p"]].subtract(e["cards"])
+        ch.update(discard=tb.discard + len(e["cards"]))
+        if k == "out":
+            ch.update(active=tuple(q for q in tb.active if q != e["p"]))
     elif k == "reshuffle":
         ch.update(draw=len(e["draw"]), discard=1)
     elif k == "reverse":

@@ -53,6 +53,7 @@ from __future__ import annotations
 
 from numpy.typing import NDArray
 
+from unosim.engine.effects import discard_color, draw_until_color, knock_out, over_limit
 from unosim.engine.events import emit
 from unosim.engine.jit import jit
 from unosim.engine.known import known_play, known_reveal, known_rotate, known_swap
@@ -83,6 +84,7 @@ from unosim.engine.state import (
     C_JUMP_IN,
     C_LAST_CARD_DRAWS,
     C_MAX_TURNS,
+    C_MERCY,
     C_MULTIPLE_PLAY,
     C_NK,
     C_NO_ACTION_FINISH,
@@ -92,6 +94,7 @@ from unosim.engine.state import (
     C_SEVEN_O_SWAP,
     C_STACK_D2_D2,
     C_STACK_D2_WD4,
+    C_STACK_VALUE,
     C_STACK_WD4_D2,
     C_STACK_WD4_WD4,
     C_TWO_PLAYER_REVERSE,
@@ -105,6 +108,9 @@ from unosim.engine.state import (
     CAUSE_TURN,
     CAUSE_UNO,
     CAUSE_WD4,
+    COLOR_FLIP,
+    COLOR_PLAYED,
+    COLOR_ROULETTE,
     EV_CHALLENGE,
     EV_END,
     EV_JUMP,
@@ -112,6 +118,7 @@ from unosim.engine.state import (
     EV_REVERSE,
     EV_ROTATE,
     EV_SKIP,
+    EV_SKIP_ALL,
     EV_SWAP,
     EV_TURN,
     EV_UNO,
@@ -165,6 +172,7 @@ from unosim.engine.state import (
     S_WD4_LEGAL,
     S_WD4_PLAYER,
     SEAT_ALIVE,
+    SEAT_MERCY,
     SEAT_SILENCED,
     SWAP_NEXT,
     TGT_SPECIAL,
@@ -188,17 +196,24 @@ from unosim.engine.table import (
 from unosim.rules.cards import CHALLENGE_LOST_EXTRA
 from unosim.rules.effects import (
     ACT_DRAW,
+    ACT_EFFECTS,
     ACT_PLAIN,
     ACT_REVERSE,
     ACT_SKIP,
     ACT_SKIP_ALL,
     ACT_SPECIAL,
-    ACT_WILD,
     ACT_WILD_DRAW,
     FX_CHALLENGE,
     FX_COND,
+    FX_DISCARD_COLOR,
     FX_DRAW,
+    FX_DRAW_UNTIL,
     FX_REVERSE,
+    FX_ROTATE,
+    FX_SKIP,
+    FX_SKIP_ALL,
+    FX_STACK,
+    FX_SWAP,
     FX_WILD,
 )
 from unosim.rules.limits import MAX_KINDS
@@ -256,6 +271,10 @@ def can_stack(S: State, C: Config, p: int, k: int) -> bool:
     ci, s, fx = C.ci, S.s, C.fx
     if S.hands[p, k] <= 0 or fx[k, FX_DRAW] == 0 or (ruled(C) and not finish_ok(S, C, p, k)):
         return False
+    if ci[C_STACK_VALUE] != 0:
+        # value stacking (docs/rules.md section 11): any color, an equal or higher draw value
+        on = fx[k, FX_STACK] >= fx[s[S_PEND_KIND], FX_STACK]
+        return on and (fx[k, FX_COND] == 0 or wd4_ok(S, C, p) or C.pp[p, P_BLUFF] > 0)
     wild = fx[k, FX_WILD] != 0
     if fx[s[S_PEND_KIND], FX_WILD] != 0:
         if not wild:
@@ -315,7 +334,8 @@ def pending_choice(S: State, C: Config, p: int) -> bool:
         for i in range(2):
             if can_deflect(S, C, p, deflect_kind(S, C, i)):
                 return True
-    if (ci[C_STACK_D2_D2] | ci[C_STACK_D2_WD4] | ci[C_STACK_WD4_D2] | ci[C_STACK_WD4_WD4]) == 0:
+    if (ci[C_STACK_D2_D2] | ci[C_STACK_D2_WD4] | ci[C_STACK_WD4_D2] | ci[C_STACK_WD4_WD4]
+            | ci[C_STACK_VALUE]) == 0:
         return False  # no stacking switch on: nothing can stack (the common table)
     for i in range(MAX_KINDS):
         k = stk[i]
@@ -334,6 +354,11 @@ def end_round(S: State, C: Config, w: int) -> None:
     pts = round_points(S, C, w)
     st[R_WINNER] = w
     st[R_POINTS] = pts
+    if C.ci[C_MERCY] != 0:  # knocked out of this round only: still in the match
+        for q in range(C.ci[C_PLAYERS]):
+            if S.seat[q, SEAT_MERCY] != 0:
+                S.seat[q, SEAT_MERCY] = 0
+                S.seat[q, SEAT_ALIVE] = 1
     S.s[S_PHASE] = PH_DONE
     S.s[S_DEFLECTED] = 0  # a stalemate can end a round mid-deflection
     emit(S, EV_END, w, pts, st[R_TURNS], 0, 0)
@@ -341,8 +366,15 @@ def end_round(S: State, C: Config, w: int) -> None:
 
 @jit
 def begin_turn(S: State, C: Config, p: int) -> None:
-    """A regular turn starts (or the round stalls at the turn cap)."""
+    """A regular turn starts (or the round stalls at the turn cap, or ends with one
+    player left under the mercy rule)."""
     s, st = S.s, S.st
+    if C.ci[C_MERCY] != 0:
+        if s[S_NALIVE] <= 1:
+            end_round(S, C, next_alive(S, C, p, 1) if S.seat[p, SEAT_ALIVE] == 0 else p)
+            return
+        if S.seat[p, SEAT_ALIVE] == 0:  # knocked out since they were named next
+            p = next_alive(S, C, p, s[S_DIR])
     if st[R_TURNS] >= C.ci[C_MAX_TURNS]:
         end_round(S, C, -1)
         return
@@ -379,9 +411,12 @@ def start_play(S: State, C: Config, p: int, k: int) -> None:
     s[S_LASTP] = p
     s[S_LASTK] = k
     if c < 0:  # a wild: its player names the color
+        if C.fx[k, FX_DRAW_UNTIL] != 0:  # Color Roulette: its victim names the color
+            after_choices(S, C)
+            return
         s[S_PHASE] = PH_COLOR
         s[S_CUR] = p
-        s[S_COLOR_CTX] = 0
+        s[S_COLOR_CTX] = COLOR_PLAYED
         return
     s[S_COLOR] = c
     after_choices(S, C)
@@ -445,19 +480,25 @@ def after_choices(S: State, C: Config) -> None:
     if act >= ACT_SPECIAL:
         do_special(S, C, p)
         act -= ACT_SPECIAL
+    if act == ACT_EFFECTS and C.fx[k, FX_DISCARD_COLOR] != 0:
+        discard_color(S, C, p, k)  # before the UNO call and the last-card check
     if hands[p, H_SIZE] == 1:
         do_uno(S, C, p)
     victim = next_alive(S, C, p, d)
     if hands[p, H_SIZE] == 0:
-        # last card: its draw still happens and counts in scoring
+        # last card: its draw still happens and counts in scoring (a Color
+        # Roulette's does not: docs/DECISIONS.md)
         dr = C.fx[k, FX_DRAW]
         if dr > 0:
             if not ruled(C) or ci[C_LAST_CARD_DRAWS] != 0:
+                if act == ACT_EFFECTS and C.fx[k, FX_REVERSE] != 0:
+                    victim = next_alive(S, C, p, -d)  # reverse, then the draw
                 total = s[S_PEND] + dr
                 chain = s[S_CHAIN] + 1
-                wild = act == ACT_WILD_DRAW or act == ACT_WILD
+                wild = C.fx[k, FX_WILD] != 0
                 cause = CAUSE_STACK if chain >= 2 else (CAUSE_WD4 if wild else CAUSE_DRAW2)
                 draw_n(S, C, victim, total, cause)
+                mercy(S, C, victim)
         elif ruled(C) and s[S_PEND] > 0:
             deflect_last(S, C, p, k)
         s[S_PEND] = 0
@@ -475,6 +516,7 @@ def after_choices(S: State, C: Config) -> None:
             return
         if ci[C_SEVEN_O] != 0 and C.face[k] == ROTATE_RANK:
             rotate_hands(S, C, 1 if ruled(C) and ci[C_SEVEN_O_PASS] == PASS_LEFT else d)
+            mercy_all(S, C, p)
         s[S_NEXT] = victim
     elif act == ACT_WILD_DRAW or act == ACT_DRAW:
         pend_draw(S, C, k, victim)
@@ -499,9 +541,92 @@ def after_choices(S: State, C: Config) -> None:
             s[S_DIR] = -d
             emit(S, EV_REVERSE, -d, 0, 0, 0, 0)
             s[S_NEXT] = next_alive(S, C, p, -d)
+    elif act == ACT_EFFECTS:
+        resolve_effects(S, C, p, k, victim)
+        return
     else:  # ACT_WILD
         s[S_NEXT] = victim
     resolved(S, C)
+
+
+@jit
+def resolve_effects(S: State, C: Config, p: int, k: int, victim: int) -> None:
+    """A kind with section 11's effects or several actions (``ACT_EFFECTS``), in a
+    fixed order: reverse, then a hand swap or rotation, a Color Roulette, a draw,
+    a skip (docs/rules.md section 11; the discard came before the UNO call)."""
+    s, ci, fx = S.s, C.ci, C.fx
+    d = s[S_DIR]
+    if fx[k, FX_REVERSE] != 0:
+        if s[S_NALIVE] == 2 and ci[C_TWO_PLAYER_REVERSE] != 0 and fx[k, FX_DRAW] == 0:
+            emit(S, EV_SKIP, victim, 0, 0, 0, 0)
+            s[S_NEXT] = p
+            resolved(S, C)
+            return
+        d = -d
+        s[S_DIR] = d
+        emit(S, EV_REVERSE, d, 0, 0, 0, 0)
+        victim = next_alive(S, C, p, d)  # the next player in the new direction
+    if fx[k, FX_SWAP] != 0 and s[S_NALIVE] > 1:
+        if ruled(C) and ci[C_SEVEN_O_SWAP] == SWAP_NEXT:
+            seven_swap(S, C, p, victim)
+            return
+        s[S_PHASE] = PH_TARGET
+        s[S_CUR] = p
+        s[S_TARGET_CTX] = TGT_SWAP
+        return
+    if fx[k, FX_ROTATE] != 0:
+        rotate_hands(S, C, 1 if ruled(C) and ci[C_SEVEN_O_PASS] == PASS_LEFT else d)
+        mercy_all(S, C, p)
+        s[S_NEXT] = next_alive(S, C, p, d)
+    elif fx[k, FX_DRAW_UNTIL] != 0:
+        s[S_PHASE] = PH_COLOR
+        s[S_CUR] = victim
+        s[S_COLOR_CTX] = COLOR_ROULETTE
+        return
+    elif fx[k, FX_DRAW] > 0:
+        pend_draw(S, C, k, victim)
+        return
+    elif fx[k, FX_SKIP_ALL] != 0:
+        skip_all(S, C, p)
+    elif fx[k, FX_SKIP] != 0:
+        emit(S, EV_SKIP, victim, 0, 0, 0, 0)
+        s[S_NEXT] = next_alive(S, C, victim, d)
+    else:
+        s[S_NEXT] = victim
+    resolved(S, C)
+
+
+@jit
+def roulette(S: State, C: Config, v: int) -> None:
+    """Color Roulette: ``v`` named the color; they draw until it comes and lose the turn."""
+    s = S.s
+    draw_until_color(S, C, v, s[S_COLOR])
+    if not mercy(S, C, v):
+        emit(S, EV_SKIP, v, 0, 0, 0, 0)
+    s[S_NEXT] = next_alive(S, C, v, s[S_DIR])
+    resolved(S, C)
+
+
+@jit
+def mercy(S: State, C: Config, q: int) -> bool:
+    """The mercy rule, after ``q`` took cards: out at the limit (docs/rules.md section 11)."""
+    if over_limit(S, C, q):
+        knock_out(S, C, q)
+        return True
+    return False
+
+
+@jit
+def mercy_all(S: State, C: Config, p: int) -> None:
+    """The mercy rule after hands moved: every seat at the limit, in turn order from ``p``."""
+    if C.ci[C_MERCY] == 0:
+        return
+    q = p
+    for _ in range(C.ci[C_PLAYERS]):
+        mercy(S, C, q)
+        q += 1
+        if q >= C.ci[C_PLAYERS]:
+            q = 0
 
 
 @jit
@@ -538,6 +663,7 @@ def seven_swap(S: State, C: Config, p: int, t: int) -> None:
     known_swap(S, C, p, t)
     S.st[R_SWAPS] += 1
     emit(S, EV_SWAP, p, t, 0, 0, 0)
+    mercy_all(S, C, p)
     s[S_NEXT] = next_alive(S, C, p, s[S_DIR])
     resolved(S, C)
 
@@ -545,6 +671,7 @@ def seven_swap(S: State, C: Config, p: int, t: int) -> None:
 @jit
 def skip_all(S: State, C: Config, p: int) -> None:
     """Skip Everyone: each other player in turn order loses their turn; ``p`` plays again."""
+    emit(S, EV_SKIP_ALL, p, 0, 0, 0, 0)
     q = p
     for _ in range(S.s[S_NALIVE] - 1):
         q = next_alive(S, C, q, S.s[S_DIR])
@@ -613,7 +740,8 @@ def accept(S: State, C: Config) -> None:
     else:
         cause = CAUSE_DRAW2
     draw_n(S, C, v, s[S_PEND], cause)
-    emit(S, EV_SKIP, v, 0, 0, 0, 0)
+    if not mercy(S, C, v):
+        emit(S, EV_SKIP, v, 0, 0, 0, 0)
     s[S_PEND] = 0
     s[S_CHAIN] = 0
     s[S_STACK_TURN] = 0
@@ -639,10 +767,12 @@ def challenge(S: State, C: Config) -> None:
     s[S_CHAIN] = 0
     if success:
         draw_n(S, C, wp, dr, CAUSE_CHALLENGE)
+        mercy(S, C, wp)
         s[S_NEXT] = v
     else:
         draw_n(S, C, v, dr + CHALLENGE_LOST_EXTRA, CAUSE_CHALLENGE)
-        emit(S, EV_SKIP, v, 0, 0, 0, 0)
+        if not mercy(S, C, v):
+            emit(S, EV_SKIP, v, 0, 0, 0, 0)
         s[S_NEXT] = next_alive(S, C, v, s[S_DIR])
     resolved(S, C)
 
@@ -693,6 +823,10 @@ def draw_for_turn(S: State, C: Config, p: int) -> None:
             break
     close_draw(S)
     S.voids[p, s[S_COLOR]] = 1  # public: p drew on this color (any card it keeps is not)
+    if C.ci[C_MERCY] != 0 and mercy(S, C, p):  # out before playing what came
+        s[S_NEXT] = next_alive(S, C, p, s[S_DIR])
+        next_turn(S, C)
+        return
     then = C.ci[C_DRAW_THEN_PLAY] if ruled(C) else 0
     if then == 0 or dup:  # only the drawn card (draw_until_play: always; docs/DECISIONS.md)
         if k >= 0 and can_play(S, C, p, k):
@@ -821,8 +955,10 @@ def apply_legal(S: State, C: Config, a: int) -> None:
             start_play(S, C, p, a)
     elif ph == PH_COLOR:
         s[S_COLOR] = a - A_COLOR
-        if s[S_COLOR_CTX] == 1:
+        if s[S_COLOR_CTX] == COLOR_FLIP:
             begin_turn(S, C, p)
+        elif s[S_COLOR_CTX] == COLOR_ROULETTE:
+            roulette(S, C, p)
         else:
             after_color(S, C)
     elif ph == PH_PENDING:

@@ -91,7 +91,10 @@ C_WBASE = C_TURN_RULED + 3  # the first wild kind (NCOLORS * C_NCOL)
 # reverse effect (-1: none), so a deflecting card of the active color is one lookup
 C_SKIP_SYM = C_TURN_RULED + 4
 C_REVERSE_SYM = C_TURN_RULED + 5
-NCI = C_REVERSE_SYM + 1
+# docs/rules.md section 11's edition-wide settings the kernel reads
+C_STACK_VALUE = C_TURN_RULED + 6  # 1: stacking by draw value (the kinds' FX_STACK)
+C_MERCY = C_TURN_RULED + 7  # mercy limit (0: none)
+NCI = C_MERCY + 1
 
 
 def house_rule_index(key: str) -> int:
@@ -239,6 +242,10 @@ CAUSES = ("turn", "draw2", "wd4", "stack", "challenge", "uno", "special", "dont_
 CAUSE_TURN, CAUSE_DRAW2, CAUSE_WD4, CAUSE_STACK = 0, 1, 2, 3
 CAUSE_CHALLENGE, CAUSE_UNO, CAUSE_SPECIAL, CAUSE_DONT_TALK = 4, 5, 6, 7
 NCAUSES = len(CAUSES)
+# A Color Roulette's draw (draw_until_color) counts with the special cards' draws;
+# its trace event names its own cause and the color named (docs/trace.md).
+CAUSE_DRAW_UNTIL = CAUSE_SPECIAL
+DRAW_UNTIL_CAUSE = "draw_until_color"
 
 # --- event codes (rows of the int64 event buffer: code, a, b, c, off, len) --
 # off/len point into the card log (draws, piles) when the event carries cards.
@@ -262,6 +269,9 @@ EV_SILENCE_END = 17  # a=p
 EV_SLIP = 18  # a=p
 EV_SCORE = 19  # a=players; card log: one cumulative score per seat, then eliminated seats
 EV_MATCH_END = 20  # card log: winning seats (empty = unfinished)
+EV_DISCARD = 21  # a=p, b=color; card log: the cards discarded under the played one
+EV_OUT = 22  # a=p, b=reason (OUT_MERCY); card log: the hand put under the discard pile
+EV_SKIP_ALL = 23  # a=p, whose Skip Everyone skips every other player
 EV_W = 6  # columns per event row
 
 EV_NAMES = {
@@ -270,8 +280,10 @@ EV_NAMES = {
     EV_REVERSE: "reverse", EV_CHALLENGE: "challenge", EV_UNO: "uno", EV_JUMP: "jump",
     EV_SWAP: "swap", EV_ROTATE: "rotate", EV_SPECIAL: "special", EV_END: "end",
     EV_SILENCE_END: "silence_end", EV_SLIP: "slip", EV_SCORE: "score",
-    EV_MATCH_END: "match_end",
+    EV_MATCH_END: "match_end", EV_DISCARD: "discard", EV_OUT: "out", EV_SKIP_ALL: "skip_all",
 }
+OUT_REASONS = ("mercy",)
+OUT_MERCY = 0
 
 # --- round statistics: int64 vector st (reset each round) ------------------
 class Counter(NamedTuple):
@@ -315,6 +327,12 @@ R_SPECIAL_DRAWN = counter(6, "special_drawn", summary="special.cards_drawn_per_r
                           label="cards drawn because of special wilds")
 # Slots 11..15 are free for new counters. The winner and the draws by cause are read apart.
 R_WINNER = 7  # -1 stalemate
+# Players knocked out by the mercy rule (docs/rules.md section 11), and whether any
+# was: summary.json's ``mercy`` object, written only for an edition with a mercy
+# limit (declared counters are in every summary, and every other edition's would
+# change), so not declared with `counter`.
+R_OUTS = 11
+R_OUT_ROUNDS = 12  # 1 in a round where the mercy rule knocked someone out
 R_DRAW_BY_CAUSE = 16  # 16..23, NCAUSES entries
 NR = R_DRAW_BY_CAUSE + NCAUSES
 COUNTERS: tuple[Counter, ...] = tuple(_COUNTERS)
@@ -335,7 +353,7 @@ S_LASTP = 11  # player of the card being resolved / of the top card
 S_LASTK = 12
 S_NEXT = 13  # who takes the next regular turn once the play resolves
 S_DRAWN = 14  # the drawn playable card (PH_DRAWN)
-S_COLOR_CTX = 15  # 0 a played wild, 1 the first flip
+S_COLOR_CTX = 15  # COLOR_* below: a played wild, the first flip, a Color Roulette
 S_TARGET_CTX = 16  # TGT_* below
 S_TGT = 17
 S_JUMP_I = 18  # jump-in scan position
@@ -354,12 +372,15 @@ S_STACK_TURN = 30  # a stacking turn has started (turn and slip written), card s
 S_WD4_COLOR = 31  # the color active when the latest WD4 was played (public: a challenge reads it)
 S_KNOW = 32  # 1: keep ``known`` (cards each seat knows another holds; unosim.engine.known)
 S_DEFLECTED = 33  # 1: the pending draw was deflected (deflect): no challenge of it
-NS = 34
+S_DRAW_COLOR = 34  # open draw event: 1 + the color a draw until color waits for, else 0
+NS = 35
 
 # --- per seat: int64 matrix seat[q, SEAT_*] ---------------------------------------
 SEAT_ALIVE, SEAT_SILENCED, SEAT_SCORE = 0, 1, 2
-NSEAT = 3
+SEAT_MERCY = 3  # 1: knocked out of this round by the mercy rule (back in the next round)
+NSEAT = 4
 TGT_SWAP, TGT_SPECIAL = 0, 1  # what a PH_TARGET choice is for
+COLOR_PLAYED, COLOR_FLIP, COLOR_ROULETTE = 0, 1, 2  # what a PH_COLOR choice is for
 
 # --- a hand: int64 row hands[q, ...] -------------------------------------------------
 # Columns 0..nk-1 count the cards of each kind (room for MAX_KINDS); then the hand's
@@ -728,6 +749,8 @@ def compile_config(cfg: GameConfig) -> CompiledConfig:
     for i, key in enumerate(HOUSE_RULE_KEYS):
         ci[C_HOUSE + i] = switch_code(key, _setting(cfg, key))
     ci[C_TURN_RULED] = int(cfg.house_rules.wd4_unrestricted or cfg.house_rules.no_action_finish)
+    ci[C_STACK_VALUE] = int(ed.stacking == "value")
+    ci[C_MERCY] = ed.mercy_limit or 0
     kinds = kind_table(ed)
     ci[C_NK] = kinds.nk
     ci[C_NCOL] = kinds.ncolored

@@ -23,6 +23,7 @@ from unosim.engine.state import (
     R_DRAWN,
     R_RESHUFFLES,
     S_DRAW_CAUSE,
+    S_DRAW_COLOR,
     S_DRAW_OFF,
     S_DRAW_P,
     S_NCL,
@@ -136,10 +137,12 @@ def open_draw(S: State, p: int, cause: int) -> None:
 
 @jit
 def close_draw(S: State) -> None:
+    """The open draw's event (its third column: 1 + the color a draw until color
+    waits for, else 0)."""
     s = S.s
     n = s[S_NCL] - s[S_DRAW_OFF]
     if n > 0:
-        emit(S, EV_DRAW, s[S_DRAW_P], s[S_DRAW_CAUSE], 0, s[S_DRAW_OFF], n)
+        emit(S, EV_DRAW, s[S_DRAW_P], s[S_DRAW_CAUSE], s[S_DRAW_COLOR], s[S_DRAW_OFF], n)
 
 
 @jit

@@ -22,14 +22,17 @@ from numpy.typing import NDArray
 
 from unosim.engine.state import (
     CAUSES,
+    DRAW_UNTIL_CAUSE,
     EV_CHALLENGE,
     EV_DEAL,
+    EV_DISCARD,
     EV_DRAW,
     EV_END,
     EV_FLIP,
     EV_JUMP,
     EV_MATCH_END,
     EV_NAMES,
+    EV_OUT,
     EV_PLAY,
     EV_RESHUFFLE,
     EV_RETURN,
@@ -38,11 +41,13 @@ from unosim.engine.state import (
     EV_SCORE,
     EV_SILENCE_END,
     EV_SKIP,
+    EV_SKIP_ALL,
     EV_SLIP,
     EV_SPECIAL,
     EV_SWAP,
     EV_TURN,
     EV_UNO,
+    OUT_REASONS,
     SPECIAL_MOVIE,
     SPECIAL_NAMES,
     SPECIAL_WISH,
@@ -113,8 +118,8 @@ def render_events(src: TraceSource, ev: NDArray[Any], cl: NDArray[Any]) -> list[
             e.update(p=a, color=COLORS[b], top=token(c))
         elif code == EV_PLAY:
             e.update(p=a, card=token(b), color=COLORS[c])
-        elif code == EV_DRAW:
-            e.update(p=a, cards=cards(off, ln), cause=CAUSES[b])
+        elif code in (EV_DRAW, EV_DISCARD, EV_OUT, EV_SKIP_ALL):
+            e.update(_card_moves(code, a, b, c, cards(off, ln)))
         elif code == EV_RESHUFFLE:
             e["draw"] = cards(off, ln)
         elif code in (EV_SKIP, EV_SILENCE_END, EV_SLIP):
@@ -149,6 +154,19 @@ def render_events(src: TraceSource, ev: NDArray[Any], cl: NDArray[Any]) -> list[
                      scores=src.scores)
         out.append(e)
     return out
+
+
+def _card_moves(code: int, a: int, b: int, c: int, cards: list[str]) -> dict[str, Any]:
+    """A draw's, and section 11's events' fields (docs/trace.md)."""
+    if code == EV_DRAW:
+        if c > 0:  # a draw until color c - 1 (Color Roulette)
+            return {"p": a, "cards": cards, "cause": DRAW_UNTIL_CAUSE, "color": COLORS[c - 1]}
+        return {"p": a, "cards": cards, "cause": CAUSES[b]}
+    if code == EV_OUT:
+        return {"p": a, "reason": OUT_REASONS[b], "cards": cards, "to": "discard_bottom"}
+    if code == EV_DISCARD:
+        return {"p": a, "cards": cards}
+    return {"p": a}  # EV_SKIP_ALL
 
 
 def to_jsonl(events: list[dict]) -> str:
@@ -192,6 +210,13 @@ def to_text(events: list[dict], seat_names: list[str] | None = None,
                    "special": " (special wild)", "dont_talk": " (talked while silenced)"}
             lines.append(f"   {nm(e['p'])} draws {len(e['cards'])}: {' '.join(e['cards'])}"
                          + why.get(e["cause"], f" ({e['cause']})"))
+        elif k == "discard":
+            lines.append(f"   {nm(e['p'])} also discards {' '.join(e['cards'])}")
+        elif k == "out":
+            lines.append(f"   {nm(e['p'])} holds {len(e['cards'])} cards and is out "
+                         f"({e['reason']}); the hand goes under the discard pile")
+        elif k == "skip_all":
+            lines.append(f"   {nm(e['p'])} skips everyone")
         elif k == "reshuffle":
             lines.append(f"   discard reshuffled into a new draw pile of {len(e['draw'])}")
         elif k == "skip":

@@ -24,6 +24,7 @@ from pydantic import Field, PrivateAttr, ValidationError, field_validator, model
 
 from unosim.rules.editions import (
     Edition,
+    card_kinds,
     deck_counts,
     is_edition_path,
     load_edition,
@@ -275,6 +276,7 @@ class GameConfig(StrictModel):
             raise KeyedValueError(
                 "seats", f"lists {len(self.seats)} seats but players is {self.players}"
             )
+        _mercy_checks(self, edition)
         return self
 
     @property
@@ -498,6 +500,26 @@ def load_config(
 
 
 # --- outputs ------------------------------------------------------------------
+def _mercy_checks(cfg: GameConfig, edition: Edition) -> None:
+    """A mercy limit (docs/rules.md section 11) the deal or a missed UNO call would
+    reach, or one under a scoring that would reward being knocked out, is refused."""
+    limit = edition.mercy_limit
+    if limit is None:
+        return
+    if limit <= max(cfg.hand_size, 1 + edition.uno_penalty):
+        raise KeyedValueError("hand_size", f"the edition's mercy_limit {limit} must exceed "
+                              f"hand_size {cfg.hand_size} and 1 + its uno_penalty")
+    flip = max((c.draw for c in card_kinds(edition)), default=0)
+    if edition.first_flip == "apply" and limit <= cfg.hand_size + flip:
+        raise KeyedValueError("hand_size", f"the edition's mercy_limit {limit} must exceed "
+                              f"hand_size {cfg.hand_size} plus a flipped first card's draw "
+                              f"({flip})")
+    if cfg.scoring in ("lowest", "elimination"):
+        raise KeyedValueError("scoring", f"{cfg.scoring} scoring counts the cards a player "
+                              "keeps, and the edition's mercy rule puts a knocked-out hand "
+                              "under the discard pile: use standard or partners scoring")
+
+
 def resolved_rules(cfg: GameConfig) -> dict[str, Any]:
     """The rules a round is played under, as written into trace ``deal`` events."""
     ed = cfg.edition_spec
@@ -517,6 +539,10 @@ def resolved_rules(cfg: GameConfig) -> dict[str, Any]:
         "target": cfg.target,
         "max_rounds": cfg.max_rounds,
         "behaviour": cfg.behaviour.model_dump(),
+        # docs/rules.md section 11's settings, written only when an edition sets them
+        # (traces of the other editions read as before)
+        **{key: getattr(ed, key) for key in ("stacking", "mercy_limit", "challenge")
+           if getattr(ed, key) != type(ed).model_fields[key].default},
     }
 
 

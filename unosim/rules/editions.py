@@ -27,6 +27,7 @@ from unosim.rules.cards import (
     token_error,
 )
 from unosim.rules.effects import (
+    ALONE_EFFECTS,
     KERNEL_EFFECTS,
     SPECIAL_EFFECTS,
     SPECIAL_RATE,
@@ -236,6 +237,15 @@ class CardKind(StrictModel):
             raise KeyedValueError("challengeable", "needs a legality condition to challenge")
         if self.stacking is not None and self.draw == 0:
             raise KeyedValueError("stacking", "only a card with a draw effect has a stacking value")
+        names = [n for n, _ in self.parsed]
+        alone = [n for n in names if n in ALONE_EFFECTS]
+        acting = [n for n in names if n not in ("match", "discard_color", *SPECIAL_EFFECTS)]
+        if alone and len(acting) > 1:
+            raise KeyedValueError("effects", f"{alone[0]!r} combines with no other effect "
+                                  f"acting on a player (here {', '.join(acting)})")
+        if "discard_color" in names and wild:
+            raise KeyedValueError("effects", "discard_color needs a colored kind (a wild has "
+                                  "no color to discard)")
         if self.points is None and self.token not in NUMBER_RANKS:
             raise KeyedValueError("points", f"required for {self.token!r} (numbers default to face value)")
         return self
@@ -286,6 +296,12 @@ class Edition(StrictModel):
     first_flip: Literal["apply", "redraw"]
     wd4_wilds_block: bool
     uno_penalty: Count
+    # docs/rules.md section 11's edition-wide settings (absent: the classic rules)
+    stacking: Literal["value"] | None = None
+    mercy_limit: Annotated[int, Field(ge=2)] | None = None
+    challenge: bool = True
+    seven_o: Literal["forced"] | None = None
+    draw_until_play: bool = False
     behaviour: EditionBehaviour = EditionBehaviour()
     house_rules: HouseRules = HouseRules()
 
@@ -337,7 +353,37 @@ class Edition(StrictModel):
                 )
         if deck_counts(self).sum() == 0:
             raise KeyedValueError("deck", "the deck has no cards")
+        self._section_11_settings()
         return self
+
+    def _section_11_settings(self) -> None:
+        """Contradictions among the edition-wide settings; forced Seven-O and
+        draw-until-play become the edition's house-rule defaults (the kernel's
+        one implementation of each)."""
+        hr = self.house_rules
+        if self.mercy_limit is not None and self.special is not None:
+            raise KeyedValueError("mercy_limit", f"not supported with the special wild "
+                                  f"{self.special.kind!r} (its draws come mid-turn)")
+        if not self.challenge:
+            for i, c in enumerate(card_kinds(self)):
+                if c.challengeable:
+                    raise KeyedValueError(("cards", i, "challengeable"),
+                                          "the edition sets challenge: false")
+        if self.stacking == "value" and any(hr.stacking.model_dump().values()):
+            raise KeyedValueError(("house_rules", "stacking"),
+                                  "the edition stacks by draw value (stacking: value)")
+        if self.seven_o == "forced" and not hr.seven_o:
+            if "seven_o" in hr.model_fields_set:
+                raise KeyedValueError(("house_rules", "seven_o"),
+                                      "the edition sets seven_o: forced")
+            object.__setattr__(self, "house_rules", hr.model_copy(update={"seven_o": True}))
+        hr = self.house_rules
+        if self.draw_until_play and not hr.draw_until_play:
+            if "draw_until_play" in hr.model_fields_set:
+                raise KeyedValueError(("house_rules", "draw_until_play"),
+                                      "the edition sets draw_until_play: true")
+            object.__setattr__(self, "house_rules",
+                               hr.model_copy(update={"draw_until_play": True}))
 
     def identity(self) -> dict[str, object]:
         """What a config hash reads of this edition: its content, in the older
@@ -345,6 +391,9 @@ class Edition(StrictModel):
         dump = self.model_dump(mode="json")
         if self.deck is not None:
             dump.pop("cards")
+        for key in SECTION_11_SETTINGS:  # at their defaults: the hash they always had
+            if dump[key] == type(self).model_fields[key].default:
+                dump.pop(key)
         return dump
 
     @property
@@ -356,6 +405,10 @@ class Edition(StrictModel):
     def special_kind(self) -> str:
         """``none`` or the special wild's kind, as written in resolved rules."""
         return self.special.kind if self.special else "none"
+
+
+# The edition-wide settings of docs/rules.md section 11 beyond first_flip.
+SECTION_11_SETTINGS = ("stacking", "mercy_limit", "challenge", "seven_o", "draw_until_play")
 
 
 # --- loading ------------------------------------------------------------------

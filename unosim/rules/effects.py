@@ -25,6 +25,7 @@ __all__ = [
     "EFFECTS",
     "FX_NAMES",
     "NFX",
+    "ALONE_EFFECTS",
     "SPECIAL_EFFECTS",
     "SPECIAL_RATE",
     "action_codes",
@@ -54,14 +55,24 @@ FX_STACK, FX_SPECIAL = 12, 13  # FX_SPECIAL: 1 + index in SPECIAL_EFFECTS, 0 non
 NFX = len(FX_NAMES)
 # The effects the compiled kernel runs today; the others are in the vocabulary
 # (an edition naming one fails with its key, not with a wrong game).
-KERNEL_EFFECTS = frozenset({"match", "draw", "skip", "skip_all", "reverse", *SPECIAL_EFFECTS})
+KERNEL_EFFECTS = frozenset({"match", "draw", "draw_until_color", "skip", "skip_all", "reverse",
+                            "discard_color", "swap_hands", "rotate_hands", *SPECIAL_EFFECTS})
+# Effects that end a play's resolution with a choice or a draw of their own: a
+# kind has at most one of them and no other effect that acts on a player
+# (`unosim.engine.effects` resolves the others in a fixed order around them).
+ALONE_EFFECTS = ("draw_until_color", "swap_hands", "rotate_hands")
 
 # --- one action code per kind: what a play of it does, read once per play --------------
 # A number card costs the kernel one lookup (ACT_PLAIN) instead of a table read
 # per effect column. The code is the first of the kernel's branches the kind's
 # row meets, in this order; ACT_SPECIAL is a bit added to it.
 ACT_PLAIN, ACT_WILD_DRAW, ACT_WILD, ACT_SKIP, ACT_SKIP_ALL, ACT_REVERSE, ACT_DRAW = range(7)
+# ACT_EFFECTS: any other row (section 11's new effects, or several actions on one
+# card, e.g. the Wild Reverse Draw Four): resolved effect by effect from the table
+ACT_EFFECTS = 7
 ACT_SPECIAL = 8
+# the columns that make a row ACT_EFFECTS on their own
+NEW_COLUMNS = (FX_DRAW_UNTIL, FX_DISCARD_COLOR, FX_SWAP, FX_ROTATE)
 
 
 def parse_effect(text: str) -> tuple[str, int]:
@@ -117,7 +128,11 @@ def action_codes(fx: np.ndarray) -> np.ndarray:
     act = np.full(len(fx), ACT_PLAIN, dtype=np.int64)
     for k, row in enumerate(fx):
         wild, draw = row[FX_WILD] != 0, row[FX_DRAW] > 0
-        if wild:
+        actions = int(draw) + int(row[FX_SKIP] != 0) + int(row[FX_SKIP_ALL] != 0) + int(
+            row[FX_REVERSE] != 0)
+        if actions > 1 or any(row[c] != 0 for c in NEW_COLUMNS):
+            act[k] = ACT_EFFECTS
+        elif wild:
             act[k] = ACT_WILD_DRAW if draw else ACT_WILD
         elif row[FX_SKIP] != 0:
             act[k] = ACT_SKIP

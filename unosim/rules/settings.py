@@ -284,7 +284,9 @@ def describe_difference(base: GameConfig, cfg: GameConfig) -> list[str]:
             items.append(cfg.name)        # from: the config's name says which it is
         else:
             items.append(ed.title + (f" ({ed.special.name})" if ed.special else " edition"))
-    if stacked:
+    if stacked and cfg.edition_spec.stacking == "value":  # the switches are unused
+        items.append("stacking by draw value")
+    elif stacked:
         switches = cfg.house_rules.stacking.model_dump()
         items.append(stacking_phrase(switches, short=len(changed) > len(stacked)))
     # House rules first, then the table and the rest, each in declaration order.
