@@ -27,7 +27,8 @@ import os
 import re
 import sys
 import tempfile
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -35,6 +36,9 @@ from unosim.cli import options
 from unosim.cli.cardtext import Painter, color_wanted, legend, table_lines
 from unosim.cli.console import CliError, Command, compile_notice
 from unosim.rules.limits import MAX_GAMES, MAX_PLAYERS
+
+if TYPE_CHECKING:
+    from unosim.rules.editions import CardKind
 
 MAX_ANSWER = 1000  # bytes of one typed answer (an action name is under 20)
 _SHOWN = 60  # characters of a refused answer echoed back
@@ -45,11 +49,12 @@ class HumanPolicy:
 
     def __init__(self, seat_names: list[str], color_labels: list[str],
                  painter: Painter | None = None, special: Any = None,
-                 wilds_block: bool = False, house: Any = None) -> None:
+                 wilds_block: bool = False, house: Any = None,
+                 cards: Sequence[CardKind] | None = None) -> None:
         self.names = seat_names
         self.labels = color_labels
         self.paint = painter or Painter(False, color_labels)
-        self.legend = legend(self.paint, special, wilds_block, house)
+        self.legend = legend(self.paint, special, wilds_block, house, cards)
         self.wilds_block = wilds_block
         self.shown = 0  # events of the view already shown
         self.asked = 0  # decisions asked so far (the first one mentions the legend)
@@ -215,6 +220,7 @@ def play_cmd(config: str, seed: int | None, game: int, trace_format: str,
         play_game,
     )
     from unosim.engine.trace import to_jsonl, to_text
+    from unosim.rules.editions import card_kinds
     from unosim.run.backends import foreground
     from unosim.run.errors import RunInterrupted
 
@@ -251,8 +257,9 @@ def play_cmd(config: str, seed: int | None, game: int, trace_format: str,
             policies[human] = "you"
             ed = cfg.edition_spec
             player = HumanPolicy([f"P{i} ({p})" for i, p in enumerate(policies)], labels,
-                                 Painter(color_wanted(sys.stdout), labels), ed.special,
-                                 ed.wd4_wilds_block, cfg.house_rules)
+                                 Painter(color_wanted(sys.stdout), labels, cc.kinds),
+                                 ed.special, ed.wd4_wilds_block, cfg.house_rules,
+                                 card_kinds(ed))
             seats[human] = Seat("human", player)
         with foreground() as fg:  # off the main thread: Ctrl-C lands while seats think
             events = fg.call(play_game, cc, seed, game, plugins=seats, sink=played)
