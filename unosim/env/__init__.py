@@ -14,10 +14,10 @@ from typing import Any
 
 import gymnasium
 
-from unosim.env.spaces import N_ACTIONS, Layout, encode_view, layout
+from unosim.env.spaces import N_ACTIONS, Layout, encode_view, layout, view_layout
 from unosim.rules.config import GameConfig
 
-__all__ = ["ENV_ID", "N_ACTIONS", "Layout", "aec", "encode_view", "layout"]
+__all__ = ["ENV_ID", "N_ACTIONS", "Layout", "aec", "encode_view", "layout", "view_layout"]
 
 ENV_ID = "unosim/UNO-v0"
 
