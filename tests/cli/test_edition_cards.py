@@ -65,6 +65,15 @@ def test_a_new_wild_says_its_draw_and_its_condition() -> None:
     assert "  1,3,5,7,9 a number card: R7 is red 7" in text and "  WD10  Wild Draw Ten" in text
 
 
+def test_the_color_roulette_is_named_by_its_victim() -> None:
+    wcr = CardKind.model_construct(token="WCR", name="Wild Color Roulette", count=8, points=50,
+                                   effects=["match", "draw_until_color"], condition=None,
+                                   challengeable=False)
+    flat = " ".join(card_line(wcr).split())
+    assert flat == ("WCR Wild Color Roulette: a wild; the next player names a color, draws "
+                    "until a card of it comes, keeps them all and loses their turn")
+
+
 def test_every_effect_of_the_vocabulary_has_words() -> None:
     assert set(EFFECT_WORDS) == set(EFFECTS) - {"match", *SPECIAL_EFFECTS}
     assert set(cardtext.SPECIAL_EFFECT) == set(SPECIAL_EFFECTS)

@@ -77,7 +77,8 @@ _BLOCK_WORDS = " (in this edition, nor a W or WX)"
 # a draw's amount
 EFFECT_WORDS = {
     "draw": "the next player draws {n} and loses their turn",
-    "draw_until_color": "the next player draws until a card of the named color comes, "
+    # the victim names the color (Wild Color Roulette, docs/rules.md §11)
+    "draw_until_color": "the next player names a color, draws until a card of it comes, "
                         "keeps them all and loses their turn",
     "skip": "the next player loses their turn",
     "skip_all": "every other player loses their turn: you play again",
@@ -195,7 +196,8 @@ def card_line(c: CardKind, example: str = "R", wilds_block: bool = False) -> str
              if name in EFFECT_WORDS]
     if c.wild:
         text = f"{c.name}: a wild; " if c.name else "a wild; "
-        text += "; ".join(["you name the color", *words])
+        namer = [] if "draw_until_color" in c.effects else ["you name the color"]
+        text += "; ".join([*namer, *words])
     else:
         text = f"{c.name} ({example}{c.token}): " if c.name else f"({example}{c.token}): "
         text += "; ".join(words) or f"plays on its color or on any {c.token}"
