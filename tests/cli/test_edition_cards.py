@@ -18,6 +18,7 @@ from unosim.cli.cardtext import EFFECT_WORDS, Painter, card_line, legend, token_
 from unosim.rules.cards import CLASSIC, KindTable
 from unosim.rules.editions import CardKind, card_kinds, list_editions, load_edition
 from unosim.rules.effects import EFFECTS, SPECIAL_EFFECTS
+from unosim.rules.models import HouseRules
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "editions"
 ADDED = EXAMPLES / "skip_everyone_added.yaml"
@@ -72,6 +73,17 @@ def test_the_color_roulette_is_named_by_its_victim() -> None:
     flat = " ".join(card_line(wcr).split())
     assert flat == ("WCR Wild Color Roulette: a wild; the next player names a color, draws "
                     "until a card of it comes, keeps them all and loses their turn")
+
+
+def test_the_answers_name_a_challenge_only_where_one_can_be_made() -> None:
+    plain = [CardKind(token="7", count=2, effects=["match"]),
+             CardKind(token="W", name="Wild", count=4, points=50, effects=["match"])]
+    assert "challenge (" not in legend(Painter(False), None, False, None, plain)
+    classic = card_kinds(load_edition("classic"))
+    assert "challenge (the WD4" in legend(Painter(False), None, False, None, classic)
+    off = HouseRules.model_validate({"challenge": False})
+    text = legend(Painter(False), None, False, off, classic)
+    assert "challenge (" not in text and text.count("? shows this legend") == 1
 
 
 def test_every_effect_of_the_vocabulary_has_words() -> None:

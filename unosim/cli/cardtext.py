@@ -70,6 +70,12 @@ answers: the number of a choice, or its name: a card (R7, play R7), draw,
   challenge (the WD4 you face: a bluff makes its player draw 4, a legal one makes
   you draw 6), target 2 (a seat); ? shows this legend
 """
+# the answers where no card can be challenged (no challengeable kind, or challenges off)
+_ANSWERS_NO_CHALLENGE = """\
+answers: the number of a choice, or its name: a card (R7, play R7), draw,
+  pass (keep the card you drew), color G (or G), accept (take the pending draw),
+  target 2 (a seat); ? shows this legend
+"""
 _BLOCK = "\n        (in this edition, nor a W or WX)"
 _BLOCK_WORDS = " (in this edition, nor a W or WX)"
 
@@ -256,8 +262,10 @@ def legend(painter: Painter, special: Any = None, wilds_block: bool = False,
     if special is not None:
         effect = SPECIAL_EFFECT.get(special.kind, "see docs/rules.md §4")
         line = f"  WX    {special.name}: a wild;\n        {effect}\n"
+    challenge = (house is None or house.challenge) and (
+        cards is None or any(c.challengeable for c in cards))
     text = (_HEAD.format(letters=letters) + card_lines(painter, cards, wilds_block)
-            + line + _ANSWERS)
+            + line + (_ANSWERS if challenge else _ANSWERS_NO_CHALLENGE))
     rules = house_lines(house)
     if rules:
         text += "house rules:\n" + "".join(f"  {x}\n" for x in rules)
