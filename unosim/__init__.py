@@ -44,7 +44,7 @@ class _RunPackage(types.ModuleType):
 class _Package(types.ModuleType):
     """This package: makes the ``run`` subpackage callable as the import system sets it."""
 
-    def __setattr__(self, name: str, value: Any) -> None:
+    def __setattr__(self, name: str, value: object) -> None:
         if name == "run" and type(value) is types.ModuleType:
             value.__class__ = _RunPackage
         super().__setattr__(name, value)

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ParamSpec, TypedDict, TypeVar, Unpack
+from typing import TYPE_CHECKING, ParamSpec, TypedDict, TypeVar, Unpack
 
 import numpy as np
 
@@ -42,11 +42,13 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from unosim.analysis.paired import Margin
+    from unosim.analysis.summary import Summary, SummaryStop
     from unosim.report.comparison import Comparison
     from unosim.report.grid import Axis
     from unosim.report.league import LeagueSet
     from unosim.report.screen import Screen
     from unosim.report.sweep import Sweep
+    from unosim.run.documents import Stop
     from unosim.study import StudyOptions
 
 __all__ = ["Interval", "Result", "compare", "config", "league", "run", "screen", "sweep"]
@@ -191,7 +193,7 @@ def _api_call(func: Callable[P, R]) -> Callable[P, R]:
     return call
 
 
-def _check_arguments(a: Mapping[str, Any]) -> None:
+def _check_arguments(a: Mapping[str, object]) -> None:
     """Games, caps and seeds within the CLI's limits, and no empty ``out``, before
     anything runs (``out=""`` would be the working directory)."""
     from unosim.run.errors import BadOptionError
@@ -220,9 +222,9 @@ class Result:
     seed: int
     games: int
     aggregates: dict[str, np.ndarray]
-    summary: dict[str, Any]
+    summary: Summary
     out: Path | None = None
-    stop: dict[str, Any] | None = None
+    stop: Stop | SummaryStop | None = None  # read back from a run dir: the summary's part
     elapsed: float | None = field(default=None, repr=False)
 
     def __repr__(self) -> str:
@@ -252,7 +254,7 @@ class Result:
         from unosim.report.runs import load_run
 
         r = load_run(run_dir)
-        summary = r.summary or {}
+        summary: Summary = r.summary or {}
         return cls(r.cfg, r.seed, r.games, r.aggregates, summary, r.out, summary.get("stop"))
 
     def estimate(self, key: str) -> Interval:

@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from unosim.analysis.summary import SCHEMA_PATH, SCHEMA_VERSION, summarize_run
+from unosim.analysis.summary import (
+    SCHEMA_PATH,
+    SCHEMA_VERSION,
+    Matches,
+    SpecialWild,
+    Summary,
+    summarize_run,
+)
 from unosim.engine import state as L
 from unosim.rules.config import load_config
 from unosim.run import run_simulation
@@ -32,6 +39,15 @@ def test_schema_names_the_current_version_and_causes(validator):
     props = validator.schema["properties"]
     assert props["schema_version"] == {"const": SCHEMA_VERSION}
     assert tuple(props["draws_by_cause"]["required"]) == L.CAUSES
+
+
+def test_the_typed_summary_has_the_schemas_fields(validator):
+    """`Summary` (and its nested documents) name the schema's properties, no more, no
+    fewer: the type the readers are checked against is the contract they read."""
+    props = validator.schema["properties"]
+    assert list(Summary.__annotations__) == list(props)
+    assert set(Matches.__annotations__) == set(props["matches"]["properties"])
+    assert set(SpecialWild.__annotations__) == set(props["special"]["properties"])
 
 
 @pytest.mark.parametrize(("config", "overrides", "games"), [

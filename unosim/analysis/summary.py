@@ -48,7 +48,7 @@ import math
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict, cast
 
 import numpy as np
 
@@ -113,6 +113,78 @@ class Share(Rate):
 
 class PolicyShare(Share):
     seats: int
+
+
+class SummaryStop(TypedDict):
+    """The part of a run's `unosim.run.documents.Stop` its summary keeps (`STOP_FIELDS`)."""
+
+    precision: float
+    max_games: int
+    half_width: float | None
+    met: bool
+
+
+class Counted(Rate):
+    """How many rounds (or matches) something happened in, and its rate."""
+
+    count: int
+
+
+class SpecialWild(TypedDict):
+    """The edition's special wild (``card`` null when it has none)."""
+
+    card: str | None
+    plays_per_round: float | None
+    cards_drawn_per_round: float | None
+
+
+class Matches(TypedDict, total=False):
+    """Match mode's part of a summary (``ties`` and the shares: aggregates that count them)."""
+
+    count: int
+    rounds_per_match: HistStats
+    win_rate_by_seat: list[Wins]
+    win_rate_by_policy: dict[str, PolicyWins]
+    unfinished: Counted
+    margin: HistStats
+    ties: Counted | None
+    win_share_by_seat: list[Share]
+    win_share_by_policy: dict[str, PolicyShare]
+    win_share_convention: str
+
+
+class Summary(TypedDict, total=False):
+    """``summary.json``: the fields of summary.schema.json (a test keeps the two alike).
+
+    Per-round counters land where `unosim.engine.state.COUNTERS` says, so the
+    builder fills them by path; ``matches`` and ``stop`` are there only in
+    match mode and with a precision target.
+    """
+
+    schema_version: int
+    config_name: str
+    games: int
+    rounds: int
+    turns: HistStats
+    win_rate_by_position: list[Wins]
+    win_rate_by_seat: list[Wins]
+    win_rate_by_policy: dict[str, PolicyWins]
+    stalemates: Counted
+    points: HistStats
+    cards_drawn: HistStats
+    cards_played: float | None
+    draws_by_cause: dict[str, float | None]
+    reshuffles: float | None
+    special: SpecialWild
+    jumps: float | None
+    swaps: float | None
+    challenges: float | None
+    matches: Matches
+    stop: SummaryStop
+    seed: int
+    config_hash: str
+    unosim_version: str
+    config: dict[str, object]
 
 
 def _clean(x: float) -> float | None:
@@ -228,7 +300,7 @@ def _shares_by_policy(shares: Sequence[Fraction], policies: Sequence[str], n: in
 
 
 def build_summary(agg: dict[str, np.ndarray], cfg: GameConfig, *, seed: int,
-                  games: int) -> dict[str, Any]:
+                  games: int) -> Summary:
     """The ``summary.json`` document for merged aggregates of ``games`` games of ``cfg``."""
     run_cfg = cfg.model_copy(update={"games": int(games), "seed": int(seed)})
     counts = agg["counts"]
@@ -240,7 +312,7 @@ def build_summary(agg: dict[str, np.ndarray], cfg: GameConfig, *, seed: int,
 
     policies = cfg.seat_policies
     stale = int(counts[2])
-    summary: dict[str, Any] = {
+    summary: dict[str, object] = {
         "schema_version": SCHEMA_VERSION,
         "config_name": cfg.name,
         "games": int(counts[0]),
@@ -256,55 +328,59 @@ def build_summary(agg: dict[str, np.ndarray], cfg: GameConfig, *, seed: int,
     for c in L.COUNTERS:  # each declared counter, where its `summary` path says
         *group, key = c.summary.split(".")
         node = summary
-        for g in group:
-            node = node.setdefault(g, {})
+        for g in group:  # a group the literal above opened (the schema has no other)
+            node = cast("dict[str, object]", node.setdefault(g, {}))
         node[key] = hist_stats(agg[c.hist]) if c.hist else per_round(c.slot)
     summary = _schema_order(summary)
     if cfg.mode == "match":
         m = int(counts[0])
         unfinished = int(counts[3])
-        summary["matches"] = {
+        shares, ties, split = exact_win_shares(agg, cfg.scoring)
+        matches: Matches = {
             "count": m,
             "rounds_per_match": hist_stats(agg["match_rounds_hist"]),
             "win_rate_by_seat": _wins(agg["match_wins_seat"], m),
             "win_rate_by_policy": _by_policy(agg["match_wins_seat"], policies, m),
             "unfinished": {"count": unfinished, **rate(unfinished, m)},
             "margin": hist_stats(agg["margin_hist"]),
+            "ties": None if ties is None else {"count": ties, **rate(ties, m)},
+            "win_share_by_seat": [_share(min(w, Fraction(m)), m) for w in shares],
+            "win_share_by_policy": _shares_by_policy(shares, policies, m),
+            "win_share_convention": "split" if split else "full",
         }
-        shares, ties, split = exact_win_shares(agg, cfg.scoring)
-        summary["matches"].update(
-            ties=None if ties is None else {"count": ties, **rate(ties, m)},
-            win_share_by_seat=[_share(min(w, Fraction(m)), m) for w in shares],
-            win_share_by_policy=_shares_by_policy(shares, policies, m),
-            win_share_convention="split" if split else "full",
-        )
+        summary["matches"] = matches
     summary.update(
         seed=int(seed),
         config_hash=config_hash(run_cfg),
         unosim_version=__version__,
         config=config_to_dict(run_cfg),
     )
-    return summary
+    # its fields are the schema's, in its order (tests validate built summaries against it)
+    return cast("Summary", summary)
 
 
 @functools.cache
-def _schema_properties() -> dict[str, Any]:
-    """The schema's top-level properties: their order is the document's."""
-    props: dict[str, Any] = json.loads(SCHEMA_PATH.read_text())["properties"]
-    return props
+def _schema_order_of() -> dict[str, list[str]]:
+    """The schema's top-level property names (under ""), and each object property's own:
+    their order is the document's."""
+    props = json.loads(SCHEMA_PATH.read_text())["properties"]
+    out = {"": list(props)}
+    out.update({k: list(v["properties"]) for k, v in props.items() if "properties" in v})
+    return out
 
 
-def _schema_order(summary: dict[str, Any]) -> dict[str, Any]:
+def _schema_order(summary: Mapping[str, object]) -> dict[str, object]:
     """``summary`` with its keys, and those of the groups counters nest in, in the
     schema's order (so a counter declared anywhere lands where the schema puts it)."""
-    props = _schema_properties()
+    orders = _schema_order_of()
     groups = {c.summary.split(".")[0] for c in L.COUNTERS if "." in c.summary}
-    out: dict[str, Any] = {}
-    for key in sorted(summary, key=list(props).index):
+    out: dict[str, object] = {}
+    for key in sorted(summary, key=orders[""].index):
         value = summary[key]
         if key in groups:
-            order = list(props[key]["properties"])
-            value = {k: value[k] for k in sorted(value, key=order.index)}
+            order = orders[key]
+            group = cast("dict[str, object]", value)
+            value = {k: group[k] for k in sorted(group, key=order.index)}
         out[key] = value
     return out
 
@@ -314,7 +390,7 @@ def summary_json(summary: Mapping[str, object]) -> str:
     return json.dumps(summary, indent=2, allow_nan=False) + "\n"
 
 
-def summarize_run(result: RunResult) -> dict[str, Any]:
+def summarize_run(result: RunResult) -> Summary:
     """The summary of a finished run, also written to its out dir's ``summary.json``.
 
     Written atomically, after the runner has marked the run complete: the
@@ -323,14 +399,14 @@ def summarize_run(result: RunResult) -> dict[str, Any]:
     summary = build_summary(result.aggregates, result.cfg, seed=result.seed, games=result.games)
     stop = getattr(result, "stop", None)
     if stop:
-        summary["stop"] = {k: stop.get(k) for k in STOP_FIELDS}
+        summary["stop"] = cast("SummaryStop", {k: stop.get(k) for k in STOP_FIELDS})
     if result.out is not None:
         text = summary_json(summary).encode()
         atomic_write(result.out / "summary.json", lambda f: f.write(text))
     return summary
 
 
-def format_text(summary: dict[str, Any], elapsed: float | None = None,
+def format_text(summary: Summary, elapsed: float | None = None,
                 rounds_computed: int | None = None) -> str:
     """The short human summary ``unosim run`` prints."""
     t = summary["turns"]
@@ -339,13 +415,14 @@ def format_text(summary: dict[str, Any], elapsed: float | None = None,
     lines = [f"{summary['config_name']}: {summary['games']:,} {unit}"
              + (f", {rounds:,} rounds" if unit == "matches" else "")
              + f", seed {summary['seed']}"]
-    if t["mean"] is not None and t["ci_low"] is not None:
+    # an interval's two ends are both null or both numbers
+    if t["mean"] is not None and t["ci_low"] is not None and t["ci_high"] is not None:
         lines.append(f"  turns per round   {format_ci(t['mean'], t['ci_low'], t['ci_high'])}, "
                      f"median {t['median']:g}, p90 {t['p90']:g}")
     elif t["mean"] is not None:
         lines.append(f"  turns per round   {t['mean']:.1f}")
     first = summary["win_rate_by_position"][0]
-    if first["rate"] is not None:
+    if first["rate"] is not None and first["low"] is not None and first["high"] is not None:
         lo, hi = 100 * first["low"], 100 * first["high"]
         d = ci_decimals(lo, hi)
         fair = 100 / len(summary["win_rate_by_position"])
@@ -359,14 +436,15 @@ def format_text(summary: dict[str, Any], elapsed: float | None = None,
                          f"fair share {100 * p['seats'] / len(summary['win_rate_by_position']):.1f}%)")
     st = summary["stalemates"]
     lines.append(f"  stalemates        {st['count']:,}"
-                 + (f" ({100 * st['rate']:.2g}%)" if st["count"] else ""))
-    sp = summary.get("special") or {}
-    if sp.get("card"):
+                 + (f" ({100 * st['rate']:.2g}%)" if st["count"] and st["rate"] is not None
+                    else ""))
+    sp = summary.get("special")
+    if sp and sp.get("card"):
         lines.append(f"  {sp['card']}: played {sp['plays_per_round']:.2f} times a round, "
                      f"{sp['cards_drawn_per_round']:.2f} cards drawn because of it")
     if "matches" in summary:
         mr = summary["matches"]["rounds_per_match"]
-        if mr["mean"] is not None and mr["ci_low"] is not None:
+        if mr["mean"] is not None and mr["ci_low"] is not None and mr["ci_high"] is not None:
             lines.append(f"  rounds per match  {format_ci(mr['mean'], mr['ci_low'], mr['ci_high'])}")
         lines.append(f"  unfinished        {summary['matches']['unfinished']['count']:,}")
         lines += _match_lines(summary["matches"], summary["config"].get("scoring"))
@@ -393,7 +471,7 @@ def _pct(r: Rate) -> str:
     return f"{100 * rate:.{d}f}% (95% CI {lo:.{d}f}–{hi:.{d}f}%)"
 
 
-def _match_lines(m: Mapping[str, Any], scoring: str | None) -> list[str]:
+def _match_lines(m: Matches, scoring: object) -> list[str]:
     """Match win shares by seat (and policy) with the tie convention, and the tie rate."""
     shares = m.get("win_share_by_seat")
     if shares is None:  # a summary written before shares existed
@@ -416,7 +494,7 @@ def _match_lines(m: Mapping[str, Any], scoring: str | None) -> list[str]:
     return lines
 
 
-def _stop_line(stop: Mapping[str, Any], games: int, unit: str) -> str:
+def _stop_line(stop: SummaryStop, games: int, unit: str) -> str:
     """How a run with a precision target ended: met at N games, or not met at the cap."""
     h, x = stop.get("half_width"), stop.get("precision")
     hw = "n/a" if h is None else f"{h:.3g}"

@@ -12,9 +12,9 @@ from __future__ import annotations
 import functools
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict, TypeGuard
 
 import click
 import numpy as np
@@ -23,6 +23,43 @@ from unosim.cli.console import CliError, Command, compile_notice
 from unosim.cli.view import read_trace
 from unosim.rules.limits import MAX_PLAYERS, MAX_SEED, MIN_PLAYERS
 from unosim.rules.models import PLAYOUT_POLICIES
+
+if TYPE_CHECKING:
+    from unosim.engine.game import Round
+    from unosim.rules.cards import KindTable
+
+
+class Advice(TypedDict):
+    """One legal action's wins over its playouts (a row of ``--format json``)."""
+
+    action: str
+    win: float
+    low: float
+    high: float
+    playouts: int
+
+
+class Position(TypedDict):
+    """The position as the seat to act sees it (``--format json``'s ``position``)."""
+
+    seat: int
+    hand: list[str]
+    top: str
+    color: str
+    direction: int
+    hands: list[int]
+    pending: int
+    draw: int
+
+
+class Precision(TypedDict):
+    """Whether ``--precision`` was met (``--format json``'s ``precision``)."""
+
+    target: float | None
+    met: bool | None
+    half_width: float
+    playouts: int
+    max_playouts: int
 
 
 def _finite(value: float | None) -> float | None:
@@ -37,18 +74,18 @@ POSITION_KEYS = {"config", "set", "seat", "hand", "top", "color", "direction", "
                  "played", "draw", "moves", "known"}
 
 
-def _tokens(value: Any, what: str) -> list[str]:
+def _tokens(value: object, what: str) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
         raise CliError(f"{what}: expected a list of card tokens")
     return value
 
 
-def _whole(value: Any) -> bool:
+def _whole(value: object) -> TypeGuard[int]:
     """An int that is no bool (YAML's ``true`` is not a seat or a size)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _known(value: Any, sizes: list[int], seat: int) -> dict[int, list[str]]:
+def _known(value: object, sizes: list[int], seat: int) -> dict[int, list[str]]:
     """``known: {SEAT: [cards]}``: cards the seat to act knows another seat holds
     (the hand it gave away in a Seven-O swap, a hand it saw by challenging)."""
     if not isinstance(value, dict):
@@ -63,7 +100,7 @@ def _known(value: Any, sizes: list[int], seat: int) -> dict[int, list[str]]:
     return out
 
 
-def _table(data: dict[str, Any]) -> tuple[list[int], int, str, list[str], int]:
+def _table(data: Mapping[str, object]) -> tuple[list[int], int, str, list[str], int]:
     """The position's hand sizes, seat, config name, ``set`` overrides and direction,
     each checked for its type before anything is built from it."""
     sizes = data.get("hands")
@@ -89,7 +126,7 @@ def _table(data: dict[str, Any]) -> tuple[list[int], int, str, list[str], int]:
     return sizes, seat, config, sets, direction
 
 
-def _color(data: dict[str, Any], top: str, kinds: Any) -> str:
+def _color(data: Mapping[str, object], top: str, kinds: KindTable) -> str:
     """The active colour: a coloured top card's own, a wild's named by ``color``."""
     from unosim.rules.cards import COLORS
 
@@ -109,7 +146,7 @@ def _color(data: dict[str, Any], top: str, kinds: Any) -> str:
     return given.upper()
 
 
-def build_round(data: Any, seed: int) -> Any:
+def build_round(data: object, seed: int) -> Round:
     """The position as a `Round` whose hidden cards are one random deal (the
     advice deals them again for every playout, so which deal does not matter).
 
@@ -178,8 +215,8 @@ def build_round(data: Any, seed: int) -> Any:
     return r
 
 
-def advise(r: Any, playouts: int, precision: float | None, playout: str,
-           batch: int = 500) -> list[dict[str, Any]]:
+def advise(r: Round, playouts: int, precision: float | None, playout: str,
+           batch: int = 500) -> list[Advice]:
     """Each legal action's wins over its playouts, best first; with ``precision``,
     batches until every 95% interval's half-width is at most that (or ``playouts``)."""
     from unosim.analysis.stats import wilson_interval
@@ -198,7 +235,7 @@ def advise(r: Any, playouts: int, precision: float | None, playout: str,
                 (hi - lo) / 2 <= precision
                 for _, lo, hi in (wilson_interval(int(w), done) for w in wins)):
             break
-    rows: list[dict[str, Any]] = []
+    rows: list[Advice] = []
     for a, w in zip(actions, wins, strict=True):
         rate, lo, hi = wilson_interval(int(w), done)
         rows.append({"action": r.action_name(int(a)), "win": rate, "low": lo, "high": hi,
@@ -208,7 +245,7 @@ def advise(r: Any, playouts: int, precision: float | None, playout: str,
 
 
 # --- a position from a trace -------------------------------------------------------------
-def round_at_event(trace: list[dict[str, Any]], n: int, seed: int = 0) -> Any:
+def round_at_event(trace: list[dict[str, Any]], n: int, seed: int = 0) -> Round:
     """The `Round` at the decision of event ``n`` (`unosim.engine.replay.round_at_event`)."""
     from unosim.engine.replay import TraceReplayError
     from unosim.engine.replay import round_at_event as at_event
@@ -248,7 +285,7 @@ def advise_cmd(position: Path | None, trace_file: Path | None, event: int | None
     if (position is None) == (trace_file is None) or (trace_file is None) != (event is None):
         raise CliError("give a POSITION.yaml, or --trace FILE with --event N")
     if trace_file is not None and event is not None:
-        find: Callable[[], Any] = functools.partial(round_at_event, read_trace(trace_file),
+        find: Callable[[], Round] = functools.partial(round_at_event, read_trace(trace_file),
                                                     event, seed)
     else:
         assert position is not None
@@ -265,7 +302,7 @@ def advise_cmd(position: Path | None, trace_file: Path | None, event: int | None
 
 
 # --- the output --------------------------------------------------------------------------
-def position_of(r: Any) -> dict[str, Any]:
+def position_of(r: Round) -> Position:
     """The position advised on, as the seat to act sees it (the keys of a POSITION.yaml,
     and the pending draw)."""
     p = r.current_player
@@ -274,8 +311,8 @@ def position_of(r: Any) -> dict[str, Any]:
             "pending": r.pending, "draw": len(r.draw_pile)}
 
 
-def precision_of(rows: list[dict[str, Any]], precision: float | None,
-                 playouts: int) -> dict[str, Any]:
+def precision_of(rows: list[Advice], precision: float | None,
+                 playouts: int) -> Precision:
     """Whether ``--precision`` was met: the widest 95% interval's half-width reached,
     after how many playouts per action (of at most ``playouts``)."""
     widest = max((row["high"] - row["low"]) / 2 for row in rows)
@@ -283,7 +320,7 @@ def precision_of(rows: list[dict[str, Any]], precision: float | None,
             "half_width": widest, "playouts": rows[0]["playouts"], "max_playouts": playouts}
 
 
-def _color_labels(r: Any) -> list[str] | None:
+def _color_labels(r: Round) -> list[str] | None:
     """The edition's color labels, when its name loads (a trace may name another)."""
     from unosim.rules.editions import load_edition
     from unosim.rules.errors import ConfigError
@@ -294,7 +331,7 @@ def _color_labels(r: Any) -> list[str] | None:
         return None
 
 
-def _print_advice(r: Any, rows: list[dict[str, Any]], precision: float | None,
+def _print_advice(r: Round, rows: list[Advice], precision: float | None,
                   playouts: int, fmt: str) -> None:
     """The position, then every action's chance, then whether ``--precision`` was met."""
     import sys

@@ -11,6 +11,7 @@ work, then one line says the output was lost and the exit code is 2.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import click
@@ -35,14 +36,14 @@ __all__ = ["main"]
 class _Main(Group):
     """The group, run with a guarded stdout (see the module's docstring)."""
 
-    def main(self, args: Any = None, prog_name: str | None = None,
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
              complete_var: str | None = None, standalone_mode: bool = True,
              **extra: Any) -> Any:
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
         from unosim.cli.streams import guarded_stdout
 
-        code: Any = 0
+        code: str | int | None = 0
         with guarded_stdout() as lost:
             try:
                 super().main(args, prog_name, complete_var, standalone_mode, **extra)

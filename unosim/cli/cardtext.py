@@ -17,12 +17,16 @@ import os
 import re
 import textwrap
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 import click
 
 from unosim.rules.cards import CLASSIC, COLORS, KindTable, face_value
 from unosim.rules.editions import STANDARD_EFFECTS, WILD_DRAW_CONDITION, CardKind
+
+if TYPE_CHECKING:
+    from unosim.rules.editions import Special
+    from unosim.rules.models import HouseRules
 
 DEFAULT_LABELS = ("red", "yellow", "green", "blue")
 # terminal colors for the labels the shipped editions use; any other label takes
@@ -103,7 +107,15 @@ SPECIAL_EFFECT = {
     "dont_talk": "a seat you pick is silenced: each time it talks it draws 3, "
                  "until someone calls UNO",
 }
-def color_wanted(stream: Any, env: Mapping[str, str] | None = None) -> bool:
+
+
+class Stream(Protocol):
+    """What `color_wanted` asks of a stream."""
+
+    def isatty(self) -> bool: ...
+
+
+def color_wanted(stream: Stream | None, env: Mapping[str, str] | None = None) -> bool:
     """Whether to write colors to ``stream``: a terminal, without ``NO_COLOR`` (any
     non-empty value) and not ``TERM=dumb``.
 
@@ -113,6 +125,8 @@ def color_wanted(stream: Any, env: Mapping[str, str] | None = None) -> bool:
     """
     env = os.environ if env is None else env
     if env.get("NO_COLOR") or env.get("TERM") == "dumb":
+        return False
+    if stream is None:
         return False
     try:
         return bool(stream.isatty())
@@ -160,7 +174,7 @@ _STACKS = {"draw_two_on_draw_two": "D2 on D2", "wd4_on_wd4": "WD4 on WD4",
            "wd4_on_draw_two": "WD4 on D2", "draw_two_on_wd4": "D2 on WD4"}
 
 
-def house_lines(house: Any) -> list[str]:
+def house_lines(house: HouseRules | None) -> list[str]:
     """One line per house rule in play (docs/rules.md §6); ``house`` is the config's
     `unosim.rules.models.HouseRules` or None."""
     if house is None:
@@ -251,8 +265,8 @@ def card_lines(painter: Painter, cards: Sequence[CardKind] | None,
     return out
 
 
-def legend(painter: Painter, special: Any = None, wilds_block: bool = False,
-           house: Any = None, cards: Sequence[CardKind] | None = None) -> str:
+def legend(painter: Painter, special: Special | None = None, wilds_block: bool = False,
+           house: HouseRules | None = None, cards: Sequence[CardKind] | None = None) -> str:
     """What every token and answer means; ``special`` is the edition's special wild
     (`unosim.rules.editions.Special`) or None, ``house`` the config's house rules,
     ``cards`` the edition's card kinds (`unosim.rules.editions.card_kinds`; None: the

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 import click
 
@@ -12,7 +12,16 @@ from unosim.cli import options
 from unosim.cli.console import Command, warn
 
 
-def config_rows() -> list[dict[str, Any]]:
+class ConfigRow(TypedDict):
+    """A built-in config as ``unosim configs`` lists it."""
+
+    name: str
+    edition: str
+    players: int
+    about: str
+
+
+def config_rows() -> list[ConfigRow]:
     """One row per built-in config: its name, edition title, players and question.
 
     The question is the config file's opening comment (each one asks what it
@@ -21,7 +30,7 @@ def config_rows() -> list[dict[str, Any]]:
     from unosim.rules.config import load_config
     from unosim.rules.yamlio import list_shipped, shipped_file
 
-    rows = []
+    rows: list[ConfigRow] = []
     for name in list_shipped():
         cfg = load_config(name)
         path = shipped_file(name)

@@ -18,10 +18,15 @@ import gc
 import signal
 import sys
 import warnings
-from collections.abc import Iterable, Iterator
-from typing import Any, NoReturn
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from types import FrameType
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
+
+if TYPE_CHECKING:
+    from unosim.engine.state import CompiledConfig
+    from unosim.rules.config import GameConfig
 
 __all__ = ["COMPILE_NOTICE", "EXIT_ERROR", "EXIT_SIGNAL", "CliError", "Command", "Group",
            "collecting", "compile_engine", "compile_engines", "compile_notice",
@@ -73,7 +78,7 @@ def compile_notice(quiet: bool = False, entry: str | None = None) -> None:
             _show_compile_progress()
 
 
-def compile_engine(cc: Any, quiet: bool = False) -> float:
+def compile_engine(cc: CompiledConfig, quiet: bool = False) -> float:
     """Load ``cc``'s engine here, compiling it first (with the notice and progress)
     unless cached; the seconds the compilation took (0.0 when cached). A run's
     workers then only load it, and its timer starts with the engine ready."""
@@ -114,7 +119,7 @@ def collecting() -> Iterator[None]:
             gc.disable()
 
 
-def compile_engines(cfgs: Iterable[Any], quiet: bool = False) -> float:
+def compile_engines(cfgs: Iterable[GameConfig], quiet: bool = False) -> float:
     """`compile_engine` for each of ``cfgs`` (validated configs) in turn, here
     and before any worker starts, so that a study's workers only load the
     engine instead of each compiling it at once; the seconds spent compiling.
@@ -131,7 +136,7 @@ def compile_engines(cfgs: Iterable[Any], quiet: bool = False) -> float:
     return seconds
 
 
-_PROGRESS: list[Any] = []  # the listener, once installed
+_PROGRESS: list[object] = []  # the listener, once installed
 LOG_EVERY = 10.0  # seconds between compile progress lines when stderr is not a terminal
 
 
@@ -204,11 +209,11 @@ def _stop_signals() -> Iterator[list[int]]:
     """
     caught: list[int] = []
 
-    def stop(signum: int, _frame: Any) -> None:
+    def stop(signum: int, _frame: FrameType | None) -> None:
         caught.append(signum)
         raise KeyboardInterrupt
 
-    old: dict[int, Any] = {}
+    old: dict[int, Callable[[int, FrameType | None], object] | int | None] = {}
     with contextlib.suppress(ValueError):  # not the main thread: not ours to take
         for s in _STOP_SIGNALS:
             if signal.getsignal(s) in (signal.SIG_DFL, signal.default_int_handler):
@@ -251,7 +256,7 @@ class Command(click.Command):
                     formatter.write_dl(rows)
         super().format_epilog(ctx, formatter)
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: click.Context) -> object:
         with _stop_signals() as caught:
             try:
                 return super().invoke(ctx)
@@ -281,7 +286,7 @@ class Group(click.Group):
 
     command_class = Command
 
-    def main(self, args: Any = None, prog_name: str | None = None,
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
              complete_var: str | None = None, standalone_mode: bool = True,
              **extra: Any) -> Any:
         if not standalone_mode:  # embedding callers handle exceptions themselves

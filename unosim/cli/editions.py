@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import click
 
@@ -41,7 +40,7 @@ def editions_table() -> str:
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
 
-def editions_json() -> list[dict[str, Any]]:
+def editions_json() -> list[dict[str, object]]:
     """Each shipped edition as its validated data, with its name and deck size
     (``cards``: the edition file's list of card kinds is given as ``kinds``)."""
     from unosim.rules.editions import deck_counts, list_editions, load_edition

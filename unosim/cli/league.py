@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from unosim.cli import options
 from unosim.cli.console import Command, compile_engines, info
 
+if TYPE_CHECKING:
+    from unosim.study.league import Seat
 
-def _policy(text: str) -> Any:
+
+def _policy(text: str) -> Seat:
     """A POLICY argument: a name, or a YAML mapping ``{policy: NAME, params: {...}}``."""
     if not text.lstrip().startswith("{"):
         return text.strip()

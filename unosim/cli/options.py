@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypedDict, TypeVar, Unpack
 
 import click
 from click.shell_completion import CompletionItem
@@ -18,6 +18,8 @@ from click.shell_completion import CompletionItem
 from unosim.rules.limits import DEFAULT_MAX_GAMES, MAX_GAMES, MAX_SEED
 
 if TYPE_CHECKING:
+    from unosim.analysis.paired import Margin
+    from unosim.rules.config import GameConfig
     from unosim.study import StudyOptions
 
 __all__ = [
@@ -50,7 +52,7 @@ __all__ = [
     "study",
 ]
 
-F = TypeVar("F", bound=Callable[..., Any])
+F = TypeVar("F", bound=Callable[..., object])
 
 # unosim.run.BACKENDS, spelled out so the CLI starts without loading the engine
 # (tests/test_cli_options.py checks they agree).
@@ -247,12 +249,12 @@ margin: Callable[[F], F] = click.option(
 answers = _stack(precision, max_games, margin, format_option)
 
 
-def parse_margins(specs: tuple[str, ...]) -> dict[str, Any]:
+def parse_margins(specs: tuple[str, ...]) -> dict[str, Margin]:
     """``--margin`` values as {metric key: Margin}; a bad one is a usage error."""
     from unosim.analysis.estimates import METRIC_BY_KEY
     from unosim.analysis.paired import parse_margin
 
-    out: dict[str, Any] = {}
+    out: dict[str, Margin] = {}
     for spec in specs:
         key, sep, value = spec.rpartition("=")
         key = key.strip() if sep else "turns_mean"
@@ -279,8 +281,22 @@ def games_and_cap(games: int | None, precision_: float | None,
         raise click.UsageError(str(exc)) from None
 
 
+class RunKeywords(TypedDict, total=False):
+    """The options of a study besides games, precision and margins, as a command has them
+    (`unosim.study.StudyOptions` declares each one)."""
+
+    jobs: int | None
+    backend: str
+    scheduler: str | None
+    chunk_size: int | None
+    resume: bool
+    force: bool
+    reuse: bool
+    progress: bool
+
+
 def study_options(games: int | None, precision_: float | None, max_games_: int | None, *,
-                  margins: tuple[str, ...] = (), **runner: Any) -> StudyOptions:
+                  margins: tuple[str, ...] = (), **runner: Unpack[RunKeywords]) -> StudyOptions:
     """The study's one options value (`unosim.study.StudyOptions`) from a command's
     options: games or precision checked (a usage error), margins parsed, warnings to
     stderr; ``runner`` holds the rest (jobs, backend, resume, progress, ...)."""
@@ -292,14 +308,14 @@ def study_options(games: int | None, precision_: float | None, max_games_: int |
                         margins=parse_margins(margins), on_warning=warn, **runner)
 
 
-def load(config: str, overrides: tuple[str, ...]) -> Any:
+def load(config: str, overrides: tuple[str, ...]) -> GameConfig:
     """The validated config ``config`` (a file or shipped name) with ``--set`` applied."""
     from unosim.rules.config import load_config
 
     return load_config(config, overrides)
 
 
-def command_line(name: str, positional: list[str], options: list[tuple[str, Any]]) -> str:
+def command_line(name: str, positional: list[str], options: list[tuple[str, object]]) -> str:
     """The command as it could be retyped: given arguments, resolved options, in order.
 
     >>> command_line("sweep", ["classic"], [("--vary", ["players=2..4"]), ("--seed", None),

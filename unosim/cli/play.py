@@ -28,7 +28,7 @@ import re
 import sys
 import tempfile
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -38,7 +38,11 @@ from unosim.cli.console import CliError, Command, compile_notice
 from unosim.rules.limits import MAX_GAMES, MAX_PLAYERS
 
 if TYPE_CHECKING:
-    from unosim.rules.editions import CardKind
+    from unosim.engine.plugins import Seat
+    from unosim.engine.state import CompiledConfig
+    from unosim.engine.view import PublicView
+    from unosim.rules.editions import CardKind, Special
+    from unosim.rules.models import HouseRules
 
 MAX_ANSWER = 1000  # bytes of one typed answer (an action name is under 20)
 _SHOWN = 60  # characters of a refused answer echoed back
@@ -48,8 +52,8 @@ class HumanPolicy:
     """A plug-in policy (docs/plugins.md) that asks a person at the terminal."""
 
     def __init__(self, seat_names: list[str], color_labels: list[str],
-                 painter: Painter | None = None, special: Any = None,
-                 wilds_block: bool = False, house: Any = None,
+                 painter: Painter | None = None, special: Special | None = None,
+                 wilds_block: bool = False, house: HouseRules | None = None,
                  cards: Sequence[CardKind] | None = None) -> None:
         self.names = seat_names
         self.labels = color_labels
@@ -71,7 +75,7 @@ class HumanPolicy:
             self.echo(self.paint.text(to_text(news, seat_names=self.names,
                                               color_labels=self.labels)), nl=False)
 
-    def choose(self, view: Any, legal_actions: list[str]) -> str:
+    def choose(self, view: PublicView, legal_actions: list[str]) -> str:
         self.show_news(view.events)
         sizes = [(self.names[q], view.hand_sizes[q]) for q in view.active]
         self.echo(f"-- {self.names[view.seat]}, your move ({view.phase})")
@@ -104,7 +108,7 @@ class HumanPolicy:
                 return pick
             click.echo(f"   not a legal choice: {shown!r} (? for the legend)")
 
-    def choices(self, view: Any, legal: list[str]) -> list[tuple[str, str]]:
+    def choices(self, view: PublicView, legal: list[str]) -> list[tuple[str, str]]:
         """The legal actions in the order offered, each with a note: a bluffed WD4
         comes last with its warning; accepting and challenging say what they cost."""
         bluff = "WD4" in legal and self.bluffing(view)
@@ -123,7 +127,7 @@ class HumanPolicy:
             out.append(("WD4", note))
         return out
 
-    def note(self, a: str, view: Any) -> str:
+    def note(self, a: str, view: PublicView) -> str:
         """What choosing ``a`` means here, in a few words (empty for a plain card)."""
         if a == "accept":
             return f"draw {view.pending}, lose your turn"
@@ -144,7 +148,7 @@ class HumanPolicy:
             return f"{self.names[q]}, {view.hand_sizes[q]} cards"
         return ""
 
-    def bluffing(self, view: Any) -> bool:
+    def bluffing(self, view: PublicView) -> bool:
         """Would playing a WD4 now break its color condition (docs/rules.md §3)?"""
         others = [t for t in view.hand if t != "WD4"]
         return any(t[:1] == view.color for t in others) or (
@@ -230,7 +234,7 @@ def play_cmd(config: str, seed: int | None, game: int, trace_format: str,
     compile_notice(entry="rules.apply_action")  # the façade, compiled as it plays
     policies: list[str] = list(cfg.seat_policies)
     labels = list(cfg.edition_spec.colors)
-    seats: dict[int, Any] = {}
+    seats: dict[int, str | Seat] = {}
     seed = cfg.seed if seed is None else seed
 
     def render(events: list[dict]) -> str:
@@ -260,7 +264,8 @@ def play_cmd(config: str, seed: int | None, game: int, trace_format: str,
                                  Painter(color_wanted(sys.stdout), labels, cc.kinds),
                                  ed.special, ed.wd4_wilds_block, cfg.house_rules,
                                  card_kinds(ed))
-            seats[human] = Seat("human", player)
+            me = Seat("human", player)
+            seats[human] = me
         with foreground() as fg:  # off the main thread: Ctrl-C lands while seats think
             events = fg.call(play_game, cc, seed, game, plugins=seats, sink=played)
     except (PluginError, PluginActionError) as exc:
@@ -277,7 +282,7 @@ def play_cmd(config: str, seed: int | None, game: int, trace_format: str,
     if human is None:
         _write_trace(out, render(events))
         return
-    seen = list(seats[human].log.events)  # masked; a match's last score events follow
+    seen = list(me.log.events)  # masked; a match's last score events follow
     player.show_news(seen + events[len(seen):])
     where = save(events)
     click.echo(f"-- game over: {_result(events, player.names, human)}")
@@ -293,7 +298,7 @@ def play_cmd(config: str, seed: int | None, game: int, trace_format: str,
 HUMAN_BLUFF_RATE = 1.0
 
 
-def _may_bluff(cc: Any, seat: int) -> Any:
+def _may_bluff(cc: CompiledConfig, seat: int) -> CompiledConfig:
     """``cc`` with ``seat`` allowed to bluff a WD4 (a copy: compiled arrays are shared)."""
     import dataclasses
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
-from typing import Any
 
 import click
 
@@ -16,7 +15,7 @@ def _word(v: object) -> str:
     return ("true" if v else "false") if isinstance(v, bool) else str(v)
 
 
-def rulings_json() -> list[dict[str, Any]]:
+def rulings_json() -> list[dict[str, object]]:
     """Each switch of docs/rules.md §6 and §12 as its declaration says it."""
     from unosim.rules.settings import switches
 

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from unosim.cli import options
 from unosim.cli.console import Command, compile_engines, info
+
+if TYPE_CHECKING:
+    from unosim.report.screen import Screen
+    from unosim.rules.config import GameConfig
 
 
 @click.command("screen", cls=Command)
@@ -57,14 +61,14 @@ def screen_cmd(config: str, factors: str, resolution: str, games: int | None,
     out_dir = Path(out) if out is not None else default_out(
         f"screen-{Path(config).stem}", identity)
 
-    def command(scr: Any) -> str:
+    def command(scr: Screen) -> str:
         return options.command_line("screen", [config], [
             ("--factors", factors), ("--resolution", resolution),
             ("--games", scr.games if precision is None else None),
             ("--precision", precision), ("--max-games", opts.cap), ("--seed", seed),
             ("--margin", margins), ("--set", overrides), ("--out", out_dir)])
 
-    def prepare(cfgs: list[Any]) -> None:
+    def prepare(cfgs: list[GameConfig]) -> None:
         info(quiet or not text, f"{len(cfgs)} design points × "
              f"{'up to ' if opts.cap else ''}{opts.games_for(cfgs[0].games):,} games")
         compile_engines(cfgs, quiet)  # every point's engine here, before any worker starts
@@ -73,7 +77,7 @@ def screen_cmd(config: str, factors: str, resolution: str, games: int | None,
                               overrides=overrides, prepare=prepare, command=command,
                               study=identity)
     if not text:
-        out_json: dict[str, Any] = {**scr.to_json(), "out": str(out_dir),
+        out_json: dict[str, object] = {**scr.to_json(), "out": str(out_dir),
                                     "report": str(paths[1])}
         click.echo(json.dumps(out_json, indent=2))
         return

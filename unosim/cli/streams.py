@@ -17,7 +17,10 @@ import os
 import select
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
 
 __all__ = ["guarded_stdout"]
 
@@ -39,7 +42,7 @@ class _Sink(io.RawIOBase):
     def isatty(self) -> bool:
         return self.fd >= 0 and os.isatty(self.fd)
 
-    def write(self, data: Any, /) -> int:  # any buffer of bytes
+    def write(self, data: ReadableBuffer, /) -> int:  # any buffer of bytes
         view = memoryview(data).cast("B")
         size = len(view)
         while self.error is None and view:

@@ -5,14 +5,18 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
 from unosim.cli import options
 from unosim.cli.console import Command, compile_engines, info
 
-F = TypeVar("F", bound=Callable[..., Any])
+if TYPE_CHECKING:
+    from unosim.report.grid import Cell
+    from unosim.report.sweep import Sweep
+
+F = TypeVar("F", bound=Callable[..., object])
 
 @click.command("sweep", cls=Command)
 @click.argument("config", shell_complete=options.complete_config)
@@ -66,11 +70,12 @@ def sweep_cmd(config: str, varies: tuple[str, ...], baseline: str | None, games:
     out_dir = Path(out) if out is not None else default_out(
         f"sweep-{Path(config).stem}", identity)
 
-    def on_cell(i: int, n: int, cell: Any, seconds: float) -> None:
+    def on_cell(i: int, n: int, cell: Cell, seconds: float) -> None:
+        assert cell.run is not None  # a cell is reported once it has run
         what = ", ".join(f"{a.key}={t}" for a, t in zip(axes, cell.texts, strict=True))
         info(quiet or not text, f"[{i + 1}/{n}] {what}: {cell.run.rounds:,} rounds")
 
-    def command(sw: Any) -> str:
+    def command(sw: Sweep) -> str:
         return options.command_line("sweep", [config], [
             ("--vary", varies), ("--baseline", baseline),
             ("--games", sw.games if precision is None else None),

@@ -10,12 +10,17 @@ vector form steps N tables in compiled code) and the OpenSpiel game
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Unpack
 
 import gymnasium
 
 from unosim.env.spaces import N_ACTIONS, Layout, encode_view, layout, view_layout
 from unosim.rules.config import GameConfig
+
+if TYPE_CHECKING:
+    from pettingzoo import AECEnv
+
+    from unosim.env.multi import EnvOptions
 
 __all__ = ["ENV_ID", "N_ACTIONS", "Layout", "aec", "encode_view", "layout", "view_layout"]
 
@@ -23,7 +28,7 @@ ENV_ID = "unosim/UNO-v0"
 
 
 def aec(config: str | GameConfig = "classic", overrides: Sequence[str] = (),
-        **kwargs: Any) -> Any:
+        **kwargs: Unpack[EnvOptions]) -> AECEnv:
     """The PettingZoo AEC environment of ``config`` (a name, a path or a `GameConfig`)
     with ``--set`` style ``overrides``; keywords: ``reward`` (``win`` or ``points``),
     ``trace``, ``seed``, ``render_mode`` (see `unosim.env.multi`)."""

@@ -21,7 +21,7 @@ at ``max_turns``, an unfinished match at ``max_rounds``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import numpy as np
 from gymnasium import spaces
@@ -35,6 +35,22 @@ from unosim.rules.config import GameConfig
 __all__ = ["env", "observation_space", "raw_env"]
 
 OBS_HIGH = 10_000.0  # above any count, size, pending draw or score an observation holds
+
+
+class EnvOptions(TypedDict, total=False):
+    """The keywords of the AEC environment besides its config (`raw_env`)."""
+
+    reward: str
+    trace: bool
+    seed: int
+    render_mode: str | None
+
+
+class EnvArguments(EnvOptions, total=False):
+    """Every keyword of the AEC environment (`raw_env`, `env`)."""
+
+    config: str | GameConfig
+    overrides: Sequence[str]
 
 
 def observation_space(size: int) -> spaces.Dict:
@@ -66,7 +82,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
         self._cumulative_rewards: dict[str, float] = {}
         self.terminations: dict[str, bool] = {}
         self.truncations: dict[str, bool] = {}
-        self.infos: dict[str, dict[str, Any]] = {}
+        self.infos: dict[str, dict[str, np.ndarray]] = {}
         self.agent_selection = self.possible_agents[0]
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -125,7 +141,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped env)
         pass
 
 
-def env(**kwargs: Any) -> AECEnv:
+def env(**kwargs: Unpack[EnvArguments]) -> AECEnv:
     """The AEC environment, wrapped as PettingZoo's classic games are: an out-of-range
     action is an error, methods are called in order, and an illegal action ends the
     game with -1 for the seat that took it."""

@@ -22,7 +22,7 @@ reward -1 and ``info["illegal"]`` (as PettingZoo's TerminateIllegalWrapper).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import SupportsInt
 
 import gymnasium as gym
 import numpy as np
@@ -48,7 +48,7 @@ class UnoEnv(gym.Env):
     metadata = {"render_modes": ["ansi"]}
 
     def __init__(self, config: str | GameConfig = "two_player", overrides: Sequence[str] = (),
-                 *, opponents: Sequence[Any] | None = None, seat: int = 0, reward: str = "win",
+                 *, opponents: Sequence[object] | None = None, seat: int = 0, reward: str = "win",
                  trace: bool = False, render_mode: str | None = None) -> None:
         cfg, objects = with_opponents(load(config, overrides), seat, opponents)
         self.plugins: dict[int, Seat] = {}
@@ -85,12 +85,12 @@ class UnoEnv(gym.Env):
             got += float(t.rewards[self.seat])
         return got
 
-    def _info(self, **more: Any) -> dict[str, Any]:
+    def _info(self, **more: object) -> dict[str, object]:
         return {"action_mask": self.table.mask(self.seat), **more}
 
     # --- gymnasium -------------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None
-              ) -> tuple[np.ndarray, dict[str, Any]]:
+              ) -> tuple[np.ndarray, dict[str, object]]:
         super().reset(seed=seed)
         if seed is not None:
             self.table.reseed(seed)
@@ -100,7 +100,7 @@ class UnoEnv(gym.Env):
         self._others()
         return self.table.observe(self.seat), self._info()
 
-    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+    def step(self, action: SupportsInt) -> tuple[np.ndarray, float, bool, bool, dict[str, object]]:
         t = self.table
         try:
             t.step(int(action))

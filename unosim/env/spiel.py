@@ -33,7 +33,8 @@ True
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyspiel
@@ -43,10 +44,14 @@ from unosim.engine.game import action_name
 from unosim.env.table import Record, Table, load
 from unosim.rules.limits import MAX_PLAYERS
 
+if TYPE_CHECKING:
+    from unosim.rules.config import GameConfig
+
 __all__ = ["GAME_TYPE", "UnoGame", "UnoState"]
 
-_DEFAULTS: dict[str, Any] = {"config": "two_player", "set": "", "reward": "win", "seed": 0,
-                             "deals": 1024, "trace": False}
+GameParam = str | int | float | bool  # a value of OpenSpiel's game parameters
+_DEFAULTS: dict[str, GameParam] = {"config": "two_player", "set": "", "reward": "win",
+                                   "seed": 0, "deals": 1024, "trace": False}
 _POINTS_BOUND = 100_000.0  # points rewards stay within (a match ends at its target)
 
 GAME_TYPE = pyspiel.GameType(
@@ -82,7 +87,7 @@ def _setting(text: str) -> str:
 class UnoGame(pyspiel.Game):
     """A unosim config as an OpenSpiel game."""
 
-    def __init__(self, params: dict[str, Any] | None = None) -> None:
+    def __init__(self, params: Mapping[str, GameParam] | None = None) -> None:
         p = {**_DEFAULTS, **(params or {})}
         sets = [_setting(s) for s in str(p["set"]).split(";") if s.strip()]
         # OpenSpiel's game string takes no "=" in a value: ":" writes it there, so
@@ -110,7 +115,7 @@ class UnoGame(pyspiel.Game):
         )
         super().__init__(GAME_TYPE, info, p)
 
-    def table(self, cfg: Any = None) -> Table:
+    def table(self, cfg: GameConfig | None = None) -> Table:
         """A fresh table of this game's config, stream, tracing and rewards."""
         return Table(self.cc if cfg is None else cfg, seed=self.seed, trace=self.trace,
                      reward=self.reward)
@@ -118,7 +123,8 @@ class UnoGame(pyspiel.Game):
     def new_initial_state(self) -> UnoState:
         return UnoState(self)
 
-    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> UnoObserver:
+    def make_py_observer(self, iig_obs_type: pyspiel.IIGObservationType | None = None,
+                         params: Mapping[str, GameParam] | None = None) -> UnoObserver:
         if params:
             raise ValueError(f"observation parameters are not supported: {params}")
         if iig_obs_type is not None and iig_obs_type.perfect_recall:
@@ -154,10 +160,10 @@ class Held:
         assert self.rec is not None
         return self.rec
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> Held:
+    def __deepcopy__(self, memo: dict[int, object]) -> Held:
         return Held(self.record())
 
-    def __reduce__(self) -> tuple[Any, tuple[Record]]:
+    def __reduce__(self) -> tuple[type[Held], tuple[Record]]:
         return Held, (self.record(),)
 
 

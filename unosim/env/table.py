@@ -20,7 +20,7 @@ import copy
 import pickle
 import re
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,7 +46,7 @@ REWARDS = ("win", "points")  # win/loss at the game's end, or match points as th
 
 
 def load(config: str | GameConfig, overrides: Sequence[str] = (),
-         seats: Sequence[Any] | None = None) -> GameConfig:
+         seats: Sequence[object] | None = None) -> GameConfig:
     """A validated config from a name, a path or a `GameConfig`, with ``--set`` overrides
     and, if given, one seat (as a config's ``seats`` entry) per seat; a bad one is a
     one-line `ConfigError`."""
@@ -60,8 +60,8 @@ def load(config: str | GameConfig, overrides: Sequence[str] = (),
     return cfg
 
 
-def with_opponents(cfg: GameConfig, seat: int, opponents: Sequence[Any] | None
-                   ) -> tuple[GameConfig, dict[int, Any]]:
+def with_opponents(cfg: GameConfig, seat: int, opponents: Sequence[object] | None
+                   ) -> tuple[GameConfig, dict[int, object]]:
     """``cfg`` with ``seat`` learning and ``opponents`` (one per other seat, in seat order;
     None: the config's own seats) in the other seats, and the plug-in opponents by seat.
 
@@ -82,8 +82,8 @@ def with_opponents(cfg: GameConfig, seat: int, opponents: Sequence[Any] | None
     n = cfg.players
     if not 0 <= seat < n:
         raise ValueError(f"seat {seat} is not a seat of this {n}-player game")
-    seats: list[Any] = list(cfg.seats) if cfg.seats is not None else list(cfg.seat_policies)
-    plugins: dict[int, Any] = {}
+    seats: list[object] = list(cfg.seats) if cfg.seats is not None else list(cfg.seat_policies)
+    plugins: dict[int, object] = {}
     if opponents is not None:
         if isinstance(opponents, str | Mapping) or not isinstance(opponents, Sequence):
             raise ValueError(f"opponents: a list of {n - 1} (one per other seat), got "
@@ -142,7 +142,7 @@ class Table:
         self.deal: tuple[int, int, int] | None = None  # the keys and index of the game in play
         self.moves: list[int] = []  # its actions so far: with ``deal``, what `record` keeps
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> Table:
+    def __deepcopy__(self, memo: dict[int, object]) -> Table:
         """A copy that plays on alone (OpenSpiel clones states): its own round, and the
         array views rebound to that round's state."""
         new = copy.copy(self)
@@ -336,7 +336,7 @@ class Record:
     deal: tuple[int, int, int] | None  # the keys and index of the game in play (None: none)
     moves: tuple[int, ...]  # its actions so far
 
-    def __reduce__(self) -> tuple[Any, tuple[bytes]]:
+    def __reduce__(self) -> tuple[Callable[[bytes], Record], tuple[bytes]]:
         moves = np.array(self.moves, _MOVE).tobytes()
         fields = (self.cc, self.trace, self.reward, self.keys, self.game, self.deal, moves)
         return _unpack_record, (zlib.compress(pickle.dumps(fields, pickle.HIGHEST_PROTOCOL), 9),)

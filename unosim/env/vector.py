@@ -35,7 +35,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from unosim.engine import state as L
 from unosim.engine.deal import new_round
@@ -139,7 +139,7 @@ def _outcome(out: NDArray[np.int64], points: bool) -> float:
 
 
 @jit
-def step_tables(states: Any, C: L.Config, me: int, actions: NDArray[np.int64],
+def step_tables(states: np.ndarray, C: L.Config, me: int, actions: NDArray[np.int64],
                 reset: NDArray[np.bool_], k0: np.uint64, k1: np.uint64,
                 games: NDArray[np.int64], next_game: NDArray[np.int64], points: bool,
                 sign: float, off: NDArray[np.int64], obs: NDArray[np.float32],
@@ -191,8 +191,8 @@ class UnoVectorEnv(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int, config: str | GameConfig = "two_player",
-                 overrides: Sequence[str] = (), *, opponents: Sequence[Any] | None = None,
-                 seat: int = 0, reward: str = "win", copy: bool = True, **_: Any) -> None:
+                 overrides: Sequence[str] = (), *, opponents: Sequence[object] | None = None,
+                 seat: int = 0, reward: str = "win", copy: bool = True, **_: object) -> None:
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
         cfg, plugins = with_opponents(load(config, overrides), seat, opponents)
@@ -245,7 +245,7 @@ class UnoVectorEnv(VectorEnv):
         return x.copy() if self.copy else x
 
     def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None
-              ) -> tuple[np.ndarray, dict[str, Any]]:
+              ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """Every table starts a game: games 0..N-1 of ``seed``'s stream, then onward."""
         if isinstance(seed, list):
             seed = seed[0]
@@ -255,11 +255,11 @@ class UnoVectorEnv(VectorEnv):
         self._call(self._none, np.ones(self.num_envs, bool))
         return self._out(self._obs), {"action_mask": self._out(self._mask)}
 
-    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-                                          dict[str, Any]]:
+    def step(self, actions: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                              dict[str, np.ndarray]]:
         acts = np.asarray(actions, np.int64).reshape(self.num_envs)
         self._call(acts, np.zeros(self.num_envs, bool))
-        info: dict[str, Any] = {"action_mask": self._out(self._mask)}
+        info: dict[str, np.ndarray] = {"action_mask": self._out(self._mask)}
         if self._has_final.any():
             info["final_obs"] = self._final.copy()
             info["_final_obs"] = self._has_final.copy()

@@ -27,9 +27,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypedDict
 
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import PolyCollection
@@ -154,11 +155,12 @@ def _sticks_out(fig: Figure) -> bool:
     """
     renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
     frame = fig.bbox
-    artists: list[Any] = list(fig.texts)
+    artists: list[Artist] = list(fig.texts)
     for ax in fig.axes:
         artists += [ax.title, ax.xaxis.label, ax.yaxis.label, *ax.texts]
-        if ax.get_legend() is not None:
-            artists.append(ax.get_legend())
+        legend = ax.get_legend()
+        if legend is not None:
+            artists.append(legend)
     tol = 2.0  # pixels
     for a in artists:
         if not a.get_visible() or (hasattr(a, "get_text") and not a.get_text()):
@@ -488,7 +490,7 @@ class Line:
     high: Sequence[float]
 
 
-def finish_axes(ax: Any, xlabel: str, ylabel: str, percent: bool) -> None:
+def finish_axes(ax: Axes, xlabel: str, ylabel: str, percent: bool) -> None:
     """Axis labels (the y label wrapped) and the y scale: percent, or plain numbers."""
     ax.set_xlabel(xlabel)
     ax.set_ylabel(wrap_label(ylabel, 45))
@@ -561,6 +563,16 @@ def line_chart(
 
 _FOREST_LEGEND = "filled: the 95% interval excludes no change; hollow: it includes it"
 Panel = tuple[str, Sequence[float], Sequence[float], Sequence[float]]
+
+
+class ForestSpec(TypedDict):
+    """A forest chart's content (`forest_figure`'s arguments but the colours)."""
+
+    labels: Sequence[str]
+    panels: Sequence[Panel]
+    title: str
+    filled: Sequence[Sequence[bool]] | None
+    legend: str
 
 
 def forest_chart(

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -64,6 +64,9 @@ __all__ = ["Comparison", "compare_runs", "comparison_html", "comparison_table",
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
+
+    from unosim.report.charts import ForestSpec
+    from unosim.run.documents import Stop
 
 NAN = float("nan")
 
@@ -117,7 +120,7 @@ class Comparison:
     verdicts: list[list[str]] = field(default_factory=list)
     paired: list[bool] = field(default_factory=list)
     identical: list[bool] = field(default_factory=list)
-    stop: dict[str, Any] | None = None
+    stop: Stop | None = None
     n_tests: int = 0
 
     @property
@@ -156,7 +159,7 @@ def questions_for(cmp: Comparison) -> list[Question]:
 def compare_runs(runs: Sequence[Run], labels: Sequence[str] | None = None,
                  pairs: Mapping[int, PairMoments] | None = None,
                  margins: Mapping[str, Margin] | None = None,
-                 stop: dict[str, Any] | None = None) -> Comparison:
+                 stop: Stop | None = None) -> Comparison:
     """Every headline metric of every run, each run's differences from the first, verdicts.
 
     ``pairs[i]`` holds the per-game moments of run ``i`` with the baseline
@@ -281,7 +284,7 @@ def comparison_table(cmp: Comparison) -> pd.DataFrame:
     rows = []
 
     def row(metric: str, label: str, i: int, e: Estimate, d: Diff | None,
-            v: Verdict | None = None, q: Question | None = None) -> dict[str, Any]:
+            v: Verdict | None = None, q: Question | None = None) -> dict[str, object]:
         r = cmp.runs[i]
         pd_ = d if isinstance(d, PairedDiff) else None
         return {
@@ -388,7 +391,7 @@ def effects_figure(cmp: Comparison) -> Figure:
     return charts.forest_figure(**effects_spec(cmp))
 
 
-def effects_spec(cmp: Comparison) -> dict[str, Any]:
+def effects_spec(cmp: Comparison) -> ForestSpec:
     """The effects chart's labels, panels, title and fills."""
     m1 = cmp.values["turns_mean"][0].value
     nan = float("nan")

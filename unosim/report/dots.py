@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypedDict, Unpack
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -61,8 +61,20 @@ class Dots:
     filled: Sequence[bool] | None = None  # per dot; None: by its interval (see dots_chart)
 
 
+class DotsOptions(TypedDict, total=False):
+    """The keyword arguments of a dots chart (`dots_chart`, `dots_figure`)."""
+
+    xticklabels: Sequence[str] | None
+    percent: bool
+    zero: bool
+    reference: Sequence[float] | None
+    reference_label: str
+    legend_title: str | None
+    footnote: str | None
+
+
 def dots_chart(series: Sequence[Dots], path: str | Path, title: str, xlabel: str,
-               ylabel: str, **options: Any) -> Path:
+               ylabel: str, **options: Unpack[DotsOptions]) -> Path:
     """`dots_figure` saved as a PNG at ``path``, the fills drawn recorded in it
     (``options``: the keyword arguments of `_dots`)."""
     fig, drawn = _dots(series, title, xlabel, ylabel, **options)
@@ -70,7 +82,7 @@ def dots_chart(series: Sequence[Dots], path: str | Path, title: str, xlabel: str
 
 
 def dots_figure(series: Sequence[Dots], title: str, xlabel: str, ylabel: str,
-                **options: Any) -> Figure:
+                **options: Unpack[DotsOptions]) -> Figure:
     """Dots with 95% error bars as a figure (``options``: the keyword arguments of `_dots`)."""
     return _dots(series, title, xlabel, ylabel, **options)[0]
 

@@ -8,7 +8,6 @@ rates are percentages, differences of rates are percentage points.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import yaml
 
@@ -233,7 +232,7 @@ def position_name(i: int, n: int) -> str:
     return name
 
 
-def config_yaml(cfg: GameConfig, games: int | None = None, seed: Any = None) -> str:
+def config_yaml(cfg: GameConfig, games: int | None = None, seed: object = None) -> str:
     """The resolved config as YAML, with the games and seed actually run."""
     data = config_to_dict(cfg)
     if games is not None:

@@ -144,7 +144,7 @@ def parse_vary(spec: str) -> Axis:
     return Axis(key, tuple(values), tuple(texts))
 
 
-def value_label(v: Any, key: str = "") -> str:
+def value_label(v: object, key: str = "") -> str:
     """A short readable label for a swept value (stacking switch sets get their phrase)."""
     if isinstance(v, bool):
         return "on" if v else "off"

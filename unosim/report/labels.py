@@ -10,7 +10,6 @@ two runs of files with the same name still get distinct, meaningful labels.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from unosim.rules.config import GameConfig, name_slug
 from unosim.rules.settings import describe_difference, seat_words, settings
@@ -22,14 +21,14 @@ __all__ = ["difference_labels", "variant_name"]
 _NOT_RULES = ("games", "seed")
 
 
-def _flat(key: str, value: Any) -> list[tuple[str, Any]]:
+def _flat(key: str, value: object) -> list[tuple[str, object]]:
     """``house_rules.stacking={a: true}`` as ``[("house_rules.stacking.a", True)]``."""
     if isinstance(value, Mapping):
         return [kv for k, v in value.items() for kv in _flat(f"{key}.{k}", v)]
     return [(key, value)]
 
 
-def _token(key: str, value: Any) -> str:
+def _token(key: str, value: object) -> str:
     """One override in a name: ``jump_in``, ``no_seven_o``, ``players=6``."""
     leaf = key.rsplit(".", 1)[-1]  # leaf names are unique among the settings
     if value is True:
@@ -45,7 +44,7 @@ def _token(key: str, value: Any) -> str:
     return f"{leaf}={text}"
 
 
-def variant_name(cfg_name: str, overrides: Sequence[str] | Mapping[str, Any]) -> str:
+def variant_name(cfg_name: str, overrides: Sequence[str] | Mapping[str, object]) -> str:
     """The name of ``cfg_name`` played with ``overrides`` (``KEY=VALUE`` texts or a mapping).
 
     The overrides are written ``NAME+jump_in+players=6`` (a switch by its own
@@ -73,7 +72,7 @@ def variant_name(cfg_name: str, overrides: Sequence[str] | Mapping[str, Any]) ->
     """
     items = overrides.items() if isinstance(overrides, Mapping) else [
         _parse(o) for o in overrides]
-    values: dict[str, Any] = {}
+    values: dict[str, object] = {}
     for key, value in items:
         for k, v in _flat(key.strip(), value):
             values.pop(k, None)  # the last value of a key counts, at its declared place
@@ -88,7 +87,7 @@ def variant_name(cfg_name: str, overrides: Sequence[str] | Mapping[str, Any]) ->
     return name_slug("+".join([cfg_name, *(_token(k, values[k]) for k in keys)]))
 
 
-def _parse(item: str) -> tuple[str, Any]:
+def _parse(item: str) -> tuple[str, object]:
     """``KEY=VALUE`` as (key, parsed YAML value), as ``--set`` reads it."""
     key, _, text = item.partition("=")
     return key.strip(), parse_yaml(text, f"--set {item}", key.strip())

@@ -36,7 +36,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -72,6 +72,8 @@ __all__ = ["League", "LeagueSet", "PILOT_GAMES", "balance", "decide", "design_te
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
+
+    from unosim.run.documents import PilotStop
 
 PILOT_GAMES = 2_000  # --precision: games of the pilot that sizes the run
 ROUND_TO = 1_000  # --precision: the games a run needs are rounded up to this
@@ -215,7 +217,7 @@ class LeagueSet:
 
     leagues: list[League]
     axis: Axis | None
-    stop: dict[str, Any] | None = None
+    stop: PilotStop | None = None
     moves: list[str] = field(default_factory=list)  # rating moves between rule sets
     n_tests: int = 0  # the Holm family: every decision of the command
 
@@ -240,7 +242,7 @@ class LeagueSet:
 
     def table(self) -> pd.DataFrame:
         """The tidy table: rule, measure, policy, opponent, value, low, high, n."""
-        rows: list[dict[str, Any]] = []
+        rows: list[dict[str, object]] = []
 
         def add(lg: League, measure: str, policy: str, value: float, low: float, high: float,
                 n: float, opponent: str | None = None) -> None:
@@ -294,7 +296,7 @@ class LeagueSet:
             self.names, [(lg.rule or "rating", lg.ratings.rating, lg.ratings.low,
                           lg.ratings.high) for lg in self.leagues], title))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "design": self.design, "stop": self.stop, "tests": self.n_tests,
             "vary": self.axis.key if self.axis else None, "moves": self.moves,

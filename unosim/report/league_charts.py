@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -16,6 +16,12 @@ from matplotlib.figure import Figure
 
 from unosim.report.charts import COLORS
 from unosim.run.files import atomic_write
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+# (label, ratings, lows, highs): one value per policy in each
+Series = tuple[str, "ArrayLike", "ArrayLike", "ArrayLike"]
 
 __all__ = ["matrix_chart", "rating_chart", "rating_figure"]
 
@@ -37,13 +43,13 @@ def _save(fig: Figure, path: Path) -> Path:
 
 
 def rating_chart(names: Sequence[str],
-                 series: Sequence[tuple[str, Any, Any, Any]],
+                 series: Sequence[Series],
                  path: str | Path, title: str) -> Path:
     """`rating_figure` saved as a PNG at ``path``."""
     return _save(rating_figure(names, series, title), Path(path))
 
 
-def rating_figure(names: Sequence[str], series: Sequence[tuple[str, Any, Any, Any]],
+def rating_figure(names: Sequence[str], series: Sequence[Series],
                   title: str) -> Figure:
     """One row per policy, a dot and 95% interval per series (rule set), a zero line.
 

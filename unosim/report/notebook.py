@@ -18,9 +18,9 @@ import functools
 import io
 from collections.abc import Sequence
 from html import escape
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from unosim.analysis.estimates import estimate, metrics_for
+from unosim.analysis.estimates import Aggregates, estimate, metrics_for
 from unosim.report.format import fmt_metric
 
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ def displayable(fig: Figure) -> Figure:
 # one run
 # --------------------------------------------------------------------------- #
 
-def result_html(name: str, games: int, seed: int, aggregates: dict[str, Any]) -> str:
+def result_html(name: str, games: int, seed: int, aggregates: Aggregates) -> str:
     """A run's headline metrics, each with its 95% interval."""
     rows = [[m.label, fmt_metric(estimate(aggregates, m), m)] for m in metrics_for(aggregates)]
     return html(f"Result: {name}", [f"{games:,} games, seed {seed}"],

@@ -10,9 +10,10 @@ from the aggregates alone. Both files are checked before they are trusted
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -22,7 +23,11 @@ from unosim.engine.state import compile_config
 from unosim.rules.config import GameConfig, config_hash, validate_config
 from unosim.run import OutDirError, read_arrays
 from unosim.run.checkpoints import array_digests
+from unosim.run.documents import Manifest
 from unosim.run.manifest import read_manifest, rules_hash, why_changed
+
+if TYPE_CHECKING:
+    from unosim.analysis.summary import Summary
 
 __all__ = ["Run", "load_run"]
 
@@ -40,7 +45,7 @@ class Run:
     seed: int
     games: int
     out: Path | None = None
-    summary: dict[str, Any] | None = None
+    summary: Summary | None = None
     reused: bool = False
 
     @property
@@ -85,10 +90,11 @@ def load_run(run_dir: str | Path) -> Run:
     if any((a < 0).any() for a in agg.values()) or agg["counts"][0] < 1:
         raise ValueError(f"{npz} does not hold this run's aggregates: impossible counts")
     _vouched(d, summary, cfg, seed, agg)
-    return Run(cfg, agg, seed, int(agg["counts"][0]), d, summary, reused=True)
+    # a JSON object whose config, seed and hashes are checked: the rest is as written
+    return Run(cfg, agg, seed, int(agg["counts"][0]), d, cast("Summary", summary), reused=True)
 
 
-def _config_problem(summary: dict[str, Any], cfg: GameConfig, manifest: dict[str, Any]) -> str:
+def _config_problem(summary: Mapping[str, object], cfg: GameConfig, manifest: Manifest) -> str:
     """Why the config no longer matches: a plug-in edited since the run (summary and
     manifest still agree), or else a summary edited by hand."""
     from unosim.rules.plugins import plugin_digests
@@ -100,7 +106,7 @@ def _config_problem(summary: dict[str, Any], cfg: GameConfig, manifest: dict[str
     return "the config in summary.json is not the one that was run"
 
 
-def _vouched(d: Path, summary: dict[str, Any], cfg: GameConfig, seed: int,
+def _vouched(d: Path, summary: Mapping[str, object], cfg: GameConfig, seed: int,
              agg: dict[str, np.ndarray]) -> None:
     """Refuse a run dir whose summary or aggregates are not what its ``run.json`` recorded."""
     try:

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -61,6 +61,11 @@ from unosim.rules.settings import (
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from unosim.analysis.estimates import Diff
+    from unosim.analysis.paired import PairedDiff
+    from unosim.report.charts import Panel
+    from unosim.run.documents import Stop
+
 __all__ = ["METRICS", "Factor", "FactorError", "Screen", "Term", "analyse", "full_moments",
            "parse_factors", "point_overrides", "write_screen"]
 
@@ -84,8 +89,8 @@ class Factor:
     """A two-valued setting and its two levels (``low`` is coded -1, ``high`` +1)."""
 
     key: str
-    low: Any
-    high: Any
+    low: object
+    high: object
 
     @property
     def label(self) -> str:
@@ -229,7 +234,7 @@ class Screen:
     margins: dict[str, Margin] = field(default_factory=dict)
     overrides: tuple[str, ...] = ()
     elapsed: float = 0.0
-    stop: dict[str, Any] | None = None
+    stop: Stop | None = None
     n_tests: int = 0
 
     @property
@@ -301,7 +306,7 @@ class Screen:
         return displayable(charts.forest_figure(labels, panels, _ranked_title(self, metric),
                                                 colors, fills, MARKER_LEGEND))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         """What ``--format json`` prints: the design, the answers and the table's records."""
         return {
             "config": self.config, "games": self.games, "seed": self.seed,
@@ -467,7 +472,7 @@ def _test(key: str) -> str:
     return "z with a conservative unpaired bound" if key == "skill" else "paired t"
 
 
-def _as_diff(e: Effect, key: str) -> Any:
+def _as_diff(e: Effect, key: str) -> Diff | PairedDiff:
     from unosim.analysis.estimates import Diff
     from unosim.analysis.paired import PairedDiff
 
@@ -566,7 +571,7 @@ def _ranked_title(screen: Screen, key: str) -> str:
 
 
 def _ranked_panels(screen: Screen, key: str, top: int = 25
-                   ) -> tuple[list[str], list[Any], list[list[bool]], list[str]]:
+                   ) -> tuple[list[str], list[Panel], list[list[bool]], list[str]]:
     order = screen.ranked(key)[:top]
     es, vs, s = screen.effects[key], screen.verdicts[key], _scale(key)
     labels = [screen.name(screen.terms[j].term) + ("*" if screen.terms[j].aliases else "")

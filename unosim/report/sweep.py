@@ -22,7 +22,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -97,6 +97,8 @@ NAN = float("nan")
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from unosim.run.documents import Stop
+
 
 @dataclass
 class Sweep:
@@ -114,11 +116,11 @@ class Sweep:
     seed: int
     overrides: tuple[str, ...] = ()
     elapsed: float = 0.0
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, object] = field(default_factory=dict)
     baseline: tuple[int, int] = (0, 0)
     groups: list[Group] = field(default_factory=list)
     margins: dict[str, Margin] = field(default_factory=dict)
-    stop: dict[str, Any] | None = None
+    stop: Stop | None = None
     n_tests: int = 0
 
     @property
@@ -167,7 +169,7 @@ class Sweep:
         c = specs[metric]
         return displayable(dots_figure(c.dots, *c.labels, **c.options))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         """What ``--format json`` prints: the answer, the baseline, and the table's records."""
         import json
 
@@ -186,7 +188,7 @@ def build_sweep(config: str | Path, axes: Sequence[Axis], cells: list[Cell], run
                 moments: Mapping[int, PairMoments], *, seed: int, base_of: tuple[int, int],
                 overrides: Sequence[str] = (), elapsed: float = 0.0,
                 margins: Mapping[str, Margin] | None = None,
-                stop: dict[str, Any] | None = None) -> Sweep:
+                stop: Stop | None = None) -> Sweep:
     """The sweep of ``cells`` from their finished ``runs`` (`unosim.study.sweep` runs them):
     each cell compared with its baseline cell through the pairs' ``moments``, every
     decision Holm-adjusted together."""
@@ -232,7 +234,7 @@ def _metrics(sweep: Sweep) -> list[Metric]:
     return [m for m in metrics_for(runs[0].aggregates) if m.key in keys]
 
 
-def _column_value(v: Any, key: str) -> Any:
+def _column_value(v: object, key: str) -> object:
     return v if isinstance(v, (int, float, str, bool)) else value_label(v, key)
 
 

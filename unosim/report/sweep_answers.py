@@ -13,13 +13,12 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from unosim.analysis.trend import Trend, linear_trend
 from unosim.report.comparison import diff_se, questions_for
-from unosim.report.dots import Dots, Fit, dots_chart
+from unosim.report.dots import Dots, DotsOptions, Fit, dots_chart
 from unosim.report.grid import STACKING, Axis, cell_position, value_label
 from unosim.report.sweep_types import SweepGrid
 from unosim.report.verdicts import ESTABLISHED, MARKER_LEGEND
@@ -270,7 +269,7 @@ class EffectChart:
     key: str
     dots: list[Dots]
     labels: tuple[str, str, str]
-    options: dict[str, Any]
+    options: DotsOptions
     caption: str
     trends: list[str]
 
@@ -314,7 +313,7 @@ def effect_specs(sweep: SweepGrid) -> list[EffectChart]:
             dots = [Dots(d.label, [sorted({x for dd in dots for x in dd.x}).index(x)
                                    for x in d.x], d.y, d.low, d.high, filled=d.filled)
                     for d in dots]
-        options = {"xticklabels": ticks, "zero": True,
+        options: DotsOptions = {"xticklabels": ticks, "zero": True,
                    "legend_title": sweep.axes[b].label if len(dots) > 1 else None,
                    "footnote": MARKER_LEGEND + ("; lines: weighted linear trend with "
                                                 "its 95% band" if numeric else "")}

@@ -14,11 +14,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from unosim.analysis.estimates import Diff
 from unosim.analysis.paired import Margin, PairedDiff, Verdict
 from unosim.analysis.stats import ci_decimals, format_fixed
+
+if TYPE_CHECKING:
+    from unosim.run.documents import Stop
 
 __all__ = ["CANCELS", "ESTABLISHED", "LITTLE", "MARKER_LEGEND", "QUESTIONS", "Question",
            "decision_sentence", "games_factor", "margin_words", "pairing_words",
@@ -161,7 +164,7 @@ def short_verdict(q: Question, v: Verdict) -> str:
             "identical": "identical"}[v.word]
 
 
-def stopping_text(stop: dict[str, Any]) -> str:
+def stopping_text(stop: Stop) -> str:
     """The stopping rule of a precision run and how it ended, for a report."""
     hw = stop.get("half_width")
     hw_text = f"{hw:.4g}" if hw is not None else "unknown"

@@ -15,14 +15,19 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from unosim.engine.replay import PENALTIES, Table, replay
 from unosim.rules.settings import house_rule_switches, setting_phrase, switches
 from unosim.run.files import write_output, write_text
+
+if TYPE_CHECKING:
+    from unosim.engine.state import CompiledConfig
+    from unosim.report.render import Doc
+    from unosim.rules.config import GameConfig
 
 __all__ = ["EXAMPLE_LIMIT", "EXAMPLE_TITLES", "event_words", "pick_examples", "stack_chain",
            "viewer_data", "viewer_html", "write_examples", "write_viewer"]
@@ -42,7 +47,44 @@ SPECIAL_WORDS = {"movie_madness": "Movie Madness", "wishing_star": "Wishing Star
                  "dont_talk": "Don't Talk"}
 
 
-def _seat(p: Any) -> str:
+class Step(TypedDict):
+    """One event on the page: the event in words and the table after it."""
+
+    e: str
+    words: str
+    round: int
+    hands: list[str]
+    draw: int
+    discard: int
+    top: str | None
+    color: str | None
+    dir: int
+    turn: int | None
+    pending: int | None
+    scores: list[int] | None
+    active: list[int]
+    winner: int | None
+    actors: list[int]
+    exact: bool
+
+
+class ViewerData(TypedDict):
+    """What the page shows (inlined as JSON into its template)."""
+
+    title: str
+    edition: str | None
+    players: int
+    mode: str
+    scoring: str | None
+    house: list[str]
+    colors: dict[str, str]
+    palette: dict[str, str]
+    seat: int | None
+    complete: bool
+    steps: list[Step]
+
+
+def _seat(p: object) -> str:
     return "nobody" if p is None else f"seat {p}"
 
 
@@ -134,7 +176,7 @@ def _actors(e: dict[str, Any]) -> list[int]:
 
 
 def _step(e: dict[str, Any], tb: Table, colors: dict[str, str],
-          before: dict[str, Any] | None) -> dict[str, Any]:
+          before: dict[str, Any] | None) -> Step:
     words = event_words(e, colors)
     if e["e"] == "turn" and before is not None and before["e"] == "flip" and \
             before["card"].startswith("W"):  # the colour named for a turned-up wild: no event
@@ -150,7 +192,7 @@ def _step(e: dict[str, Any], tb: Table, colors: dict[str, str],
 
 def viewer_data(events: Sequence[dict[str, Any]], title: str | None = None,
                 seat: int | None = None, actions: Sequence[int] | None = None
-                ) -> dict[str, Any]:
+                ) -> ViewerData:
     """What the page shows: one step per event (the table after it, the event in words).
 
     Raises `unosim.engine.replay.TraceReplayError` when the engine cannot follow
@@ -184,8 +226,8 @@ def viewer_data(events: Sequence[dict[str, Any]], title: str | None = None,
     }
 
 
-def _flat(d: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
-    out: list[tuple[str, Any]] = []
+def _flat(d: Mapping[str, object], prefix: str = "") -> list[tuple[str, object]]:
+    out: list[tuple[str, object]] = []
     for k, v in d.items():
         out += _flat(v, f"{prefix}{k}.") if isinstance(v, dict) else [(prefix + k, v)]
     return out
@@ -202,7 +244,7 @@ def _color_words(edition: str) -> dict[str, str]:
     return {c: str(label).lower() for c, label in zip("RYGB", labels, strict=True)}
 
 
-def viewer_html(data: dict[str, Any]) -> str:
+def viewer_html(data: ViewerData) -> str:
     """The page: the template with the data inline (``</`` escaped inside the script)."""
     template = resources.files("unosim.report").joinpath("templates/viewer.html").read_text(
         encoding="utf-8")
@@ -257,7 +299,7 @@ def stack_chain(events: Sequence[dict[str, Any]]) -> int:
     return best
 
 
-def pick_examples(cc: Any, seed: int, games: range) -> dict[str, int]:
+def pick_examples(cc: CompiledConfig, seed: int, games: range) -> dict[str, int]:
     """Example games of ``games`` (of seed ``seed``), by what a reader asks to see:
     ``typical`` (the lower median of turns), ``longest`` (the most turns), and, when
     the rules allow them, ``longest_stack`` (the most penalty cards stacked into one
@@ -303,7 +345,7 @@ def pick_examples(cc: Any, seed: int, games: range) -> dict[str, int]:
     return out
 
 
-def write_examples(cc: Any, seed: int, games: range, out_dir: str | Path,
+def write_examples(cc: CompiledConfig, seed: int, games: range, out_dir: str | Path,
                    name: str = "game", prefix: str = "") -> dict[str, tuple[int, Path]]:
     """Pick `pick_examples` of ``games`` and write a viewer for each into ``out_dir``
     (``PREFIXNAME-G.html``); what each is: its game number and page, for a report to
@@ -323,7 +365,7 @@ def write_examples(cc: Any, seed: int, games: range, out_dir: str | Path,
     return out
 
 
-def play_command(cfg: Any, path: Path) -> tuple[str, Path | None]:
+def play_command(cfg: GameConfig, path: Path) -> tuple[str, Path | None]:
     """How to play one game of ``cfg`` again: ``unosim play NAME`` when the config of that
     name is ``cfg`` (seed aside), else the resolved config written to ``path`` (then the
     second item)."""
@@ -344,7 +386,7 @@ def play_command(cfg: Any, path: Path) -> tuple[str, Path | None]:
 MAX_SIDE_BY_SIDE = 12  # rule sets shown: each is a replay of one game in Python
 
 
-def same_game_section(doc: Any, entries: Sequence[tuple[str, Any, int]], games: int,
+def same_game_section(doc: Doc, entries: Sequence[tuple[str, GameConfig, int]], games: int,
                       out: Path, stem: str) -> list[Path]:
     """Add to ``doc`` a table linking one game, the first rule set's typical game of
     ``games``, as played under each rule set of ``entries`` (label, config, seed), each a

@@ -18,7 +18,7 @@ import threading
 import warnings
 from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, ParamSpec, TypedDict, TypeVar
 
 import numpy as np
 
@@ -49,6 +49,7 @@ class ChunkResult(NamedTuple):
 
 Executor = Callable[[list[Task]], Generator[ChunkResult, None, None]]
 R = TypeVar("R")
+P = ParamSpec("P")
 _POLL = 0.1  # seconds: how often a waiting main thread looks again (signals also wake it)
 
 
@@ -70,7 +71,7 @@ class Foreground:
         self._jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
 
-    def call(self, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> R:
+    def call(self, fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
         """``fn(*args, **kwargs)``, its exception re-raised here."""
         if threading.current_thread() is not threading.main_thread():
             return fn(*args, **kwargs)
@@ -276,7 +277,7 @@ def _quiet_client_teardown() -> None:
     if getattr(previous, "unosim_dask", False):
         return
 
-    def hook(u: Any) -> None:
+    def hook(u: sys.UnraisableHookArgs) -> None:
         obj = getattr(u, "object", None)
         if (isinstance(u.exc_value, RuntimeError) and "IOLoop is closed" in str(u.exc_value)
                 and getattr(obj, "__qualname__", "") == "Client.__del__"):
@@ -357,6 +358,15 @@ def _quiet_resource_tracker() -> None:
         os.environ["PYTHONWARNINGS"] = ",".join([*current, _TRACKER_WARNING])
 
 
+class _TaskKeywords(TypedDict):
+    """The keywords of every `chunk_task` of one run."""
+
+    records: bool
+    parent: int
+    pairs: tuple[tuple[int, int], ...]
+    plugins: tuple[dict[int, str], ...]
+
+
 @contextlib.contextmanager
 def executor(ccs: tuple[Any, ...], keys: tuple[str, ...], seed: int, *, records: bool,
              jobs: int, backend: str, scheduler: str | None,
@@ -368,7 +378,7 @@ def executor(ccs: tuple[Any, ...], keys: tuple[str, ...], seed: int, *, records:
     """
     parent = os.getpid()
     args = (ccs, keys, seed)
-    task = {"records": records, "parent": parent, "pairs": pairs, "plugins": plugins}
+    task: _TaskKeywords = {"records": records, "parent": parent, "pairs": pairs, "plugins": plugins}
     fg = Foreground()
 
     def local(tasks: list[Task]) -> Generator[ChunkResult, None, None]:

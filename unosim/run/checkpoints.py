@@ -17,7 +17,7 @@ import re
 import zipfile
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TypedDict
 
 import numpy as np
 
@@ -28,6 +28,8 @@ from unosim.run.errors import OutDirError
 from unosim.run.files import atomic_write
 
 if TYPE_CHECKING:
+    import pyarrow as pa
+
     from unosim.rules.config import GameConfig
 
 __all__ = [
@@ -134,7 +136,17 @@ def read_arrays(path: str | os.PathLike[str], shapes: Mapping[str, tuple[int, ..
 
 
 # --- chunk files ---------------------------------------------------------------------
-def _load_chunk(out: Path, expect: dict[str, Any], shapes: dict[str, tuple[int, ...]],
+class _ChunkId(TypedDict):
+    """What a chunk file's metadata must say to be this run's chunk."""
+
+    index: int
+    start: int
+    count: int
+    seed: int
+    config_hash: str
+
+
+def _load_chunk(out: Path, expect: _ChunkId, shapes: dict[str, tuple[int, ...]],
                 records: bool) -> dict[str, np.ndarray]:
     """A chunk's aggregates if its file verifies; raises ValueError saying why not."""
     path = _chunk_path(out, expect["index"])
@@ -172,7 +184,7 @@ def load_chunk(out: Path, chunk: Chunk, seed: int, key: str,
                shapes: dict[str, tuple[int, ...]], records: bool) -> dict[str, np.ndarray]:
     """The aggregates of ``chunk`` saved in ``out``; ValueError saying why they don't verify."""
     index, start, count = chunk
-    expect = {"index": index, "start": start, "count": count, "seed": seed, "config_hash": key}
+    expect: _ChunkId = {"index": index, "start": start, "count": count, "seed": seed, "config_hash": key}
     if not _chunk_path(out, index).exists():
         raise FileNotFoundError(index)
     return _load_chunk(out, expect, shapes, records)
@@ -221,7 +233,7 @@ def load_pair_chunk(out: Path, chunk: Chunk, seed: int, keys: list[str],
     return arrays
 
 
-def _records_table(rec: np.ndarray, cfg: GameConfig, seed: int, chunk: int) -> Any:
+def _records_table(rec: np.ndarray, cfg: GameConfig, seed: int, chunk: int) -> pa.Table:
     """One row per round as an Arrow table (the per-round facts of docs/rules.md §8)."""
     import pyarrow as pa
 
@@ -230,7 +242,7 @@ def _records_table(rec: np.ndarray, cfg: GameConfig, seed: int, chunk: int) -> A
     won = w >= 0
     st = rec[:, K.REC_STATS:K.REC_STATS + L.NR]
     policies = np.array(cfg.seat_policies + [""], dtype=object)
-    cols: dict[str, Any] = {
+    cols: dict[str, pa.Array] = {
         "config": pa.DictionaryArray.from_arrays(
             pa.array(np.zeros(len(rec), np.int32)), pa.array([cfg.name])),
         "seed": pa.array(np.full(len(rec), seed, np.int64)),

@@ -24,7 +24,7 @@ import socket
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from unosim.run.errors import OutDirBusyError, OutDirError
 
@@ -94,7 +94,14 @@ def _make_dirs(out: Path) -> list[Path]:
     return missing
 
 
-def _holder() -> dict[str, Any]:
+class _Holder(TypedDict):
+    """Who holds a lock, as its lock file says (JSON)."""
+
+    pid: int
+    host: str
+
+
+def _holder() -> _Holder:
     return {"pid": os.getpid(), "host": socket.gethostname()}
 
 
@@ -177,7 +184,7 @@ def _same_file(fd: int, path: Path) -> bool:
     return (st.st_dev, st.st_ino) == (own.st_dev, own.st_ino)
 
 
-def _read(fd: int) -> dict[str, Any] | None:
+def _read(fd: int) -> _Holder | None:
     """The holder a lock file names, or None when it names none."""
     try:
         data = json.loads(os.pread(fd, 4096, 0))
@@ -189,7 +196,7 @@ def _read(fd: int) -> dict[str, Any] | None:
     return None
 
 
-def _describe(holder: dict[str, Any] | None) -> str:
+def _describe(holder: _Holder | None) -> str:
     if holder is None:
         return "an unknown process"
     return f"pid {holder['pid']} on {holder['host']}"

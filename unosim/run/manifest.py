@@ -23,13 +23,14 @@ import json
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
 from unosim._version import __version__
 from unosim.run.checkpoints import CHECKPOINT_FILES, array_digests, npz_writer
 from unosim.run.chunks import chunk_plan, growing_plan
+from unosim.run.documents import Manifest
 from unosim.run.errors import OutDirError, ResumeMismatchError
 from unosim.run.files import atomic_write, write_json
 from unosim.run.lock import is_lock_file
@@ -75,14 +76,14 @@ def rules_hash(cfg: GameConfig) -> str:
 
 
 def make_manifest(cfg: GameConfig, key: str, seed: int, games: int, chunk_size: int, *,
-                  records: bool, precision: float | None = None) -> dict[str, Any]:
+                  records: bool, precision: float | None = None) -> Manifest:
     """``run.json``'s first content: everything a resume must find unchanged.
 
     With ``precision`` the run stops once precise enough: ``games`` is its cap
     and its chunks grow (`unosim.run.chunks.growing_plan`)."""
     from unosim.rules.plugins import plugin_digests
 
-    manifest = {"manifest_version": MANIFEST_VERSION, "config_name": cfg.name,
+    manifest: Manifest = {"manifest_version": MANIFEST_VERSION, "config_name": cfg.name,
                 "config_hash": key, "rules_hash": rules_hash(cfg),
                 "seed": seed, "games": games, "chunk_size": chunk_size, "records": records,
                 "chunks": len(growing_plan(games, chunk_size) if precision is not None
@@ -94,7 +95,7 @@ def make_manifest(cfg: GameConfig, key: str, seed: int, games: int, chunk_size: 
     return manifest
 
 
-def why_changed(old: dict[str, Any], new: dict[str, Any]) -> str:
+def why_changed(old: Manifest, new: Manifest) -> str:
     """Why two rules hashes differ, in words: a plug-in's source, or the config."""
     was, now = old.get("plugins"), new.get("plugins") or {}
     if isinstance(was, dict) and was.keys() == now.keys() and was != now:
@@ -127,8 +128,8 @@ def _problem(data: object) -> str | None:
     return None
 
 
-def read_checked(path: Path, what: str, problem: Callable[[Any], str | None],
-                 limit: int = MAX_MANIFEST) -> Any:
+def read_checked(path: Path, what: str, problem: Callable[[object], str | None],
+                 limit: int = MAX_MANIFEST) -> object:
     """The JSON in ``path`` if ``problem`` finds none in it; else `OutDirError` (one line).
 
     A manifest is small: a larger file is refused before it is read.
@@ -147,10 +148,10 @@ def read_checked(path: Path, what: str, problem: Callable[[Any], str | None],
     return data
 
 
-def read_manifest(out: Path) -> dict[str, Any]:
+def read_manifest(out: Path) -> Manifest:
     """The validated ``run.json`` of ``out``; `OutDirError` (one line) when it is not one."""
-    data: dict[str, Any] = read_checked(out / MANIFEST, "run manifest", _problem)
-    return data
+    # `_problem` checked the scalar fields the readers rely on
+    return cast("Manifest", read_checked(out / MANIFEST, "run manifest", _problem))
 
 
 def _contents(out: Path) -> list[Path]:
@@ -158,8 +159,8 @@ def _contents(out: Path) -> list[Path]:
     return [p for p in out.iterdir() if not is_lock_file(p.name)]
 
 
-def check_out(out: Path, manifest: dict[str, Any], resume: bool, force: bool,
-              warn: Callable[[str], None]) -> dict[str, Any] | None:
+def check_out(out: Path, manifest: Manifest, resume: bool, force: bool,
+              warn: Callable[[str], None]) -> Manifest | None:
     """Refuse an out dir that must not be touched; the old manifest when it holds a run.
 
     Reads only. None means ``out`` is missing or empty.
@@ -199,7 +200,7 @@ def _owned(name: str, names: Iterable[str]) -> bool:
     return name in names or (m is not None and m["name"] in names)
 
 
-def _clear(out: Path, old: dict[str, Any], names: tuple[str, ...] = RUN_FILES) -> None:
+def _clear(out: Path, old: Manifest, names: tuple[str, ...] = RUN_FILES) -> None:
     """Remove the files the run of manifest ``old`` wrote into ``out``, and only those.
 
     ``names``: the files every run owns (none for a folder of paired checkpoints).
@@ -239,8 +240,8 @@ def discard_checkpoints(out: Path) -> None:
         out.rmdir()
 
 
-def prepare_out(out: Path, manifest: dict[str, Any], old: dict[str, Any] | None,
-                wipe: bool) -> dict[str, Any]:
+def prepare_out(out: Path, manifest: Manifest, old: Manifest | None,
+                wipe: bool) -> Manifest:
     """Make a checked ``out`` ready and write its manifest; returns the manifest written.
 
     ``wipe`` (``--force``) first removes the files of the run ``old`` describes;
@@ -263,7 +264,7 @@ def prepare_out(out: Path, manifest: dict[str, Any], old: dict[str, Any] | None,
     return manifest
 
 
-def save_results(out: Path, total: dict[str, np.ndarray], manifest: dict[str, Any],
+def save_results(out: Path, total: dict[str, np.ndarray], manifest: Manifest,
                  **finished: object) -> None:
     """The merged ``aggregates.npz``, then ``run.json`` marked complete with ``finished``
     and the digests of the aggregates (so a run dir read back is checked whole)."""

@@ -68,6 +68,7 @@ from unosim.run.chunks import (
     default_chunk_size,
     growing_plan,
 )
+from unosim.run.documents import Manifest, Stop
 from unosim.run.errors import BadOptionError, OutDirError, RunInterrupted
 from unosim.run.lock import lock_out_dir
 from unosim.run.manifest import (
@@ -147,7 +148,7 @@ class RunResult:
     chunks_reused: int  # verified on disk (resume)
     rounds_run: int  # rounds computed by this invocation
     warnings: list[str] = field(default_factory=list)
-    stop: dict[str, Any] | None = None  # the stopping rule and how it ended
+    stop: Stop | None = None  # the stopping rule and how it ended
 
     @property
     def rounds_per_s(self) -> float:
@@ -169,7 +170,7 @@ class Lockstep:
     pair_sums: np.ndarray
     pair_moments: np.ndarray
     games: int
-    stop: dict[str, Any] | None = None
+    stop: Stop | None = None
 
 
 PROGRESS_EVERY = 30.0  # seconds between progress lines when stderr is not a terminal
@@ -357,7 +358,7 @@ def run_lockstep(  # noqa: PLR0913  the run options, each by keyword, until issu
                 for c, p in zip(cfgs, plugins, strict=True))
     po = Path(pair_out) if pair_out is not None else None
     with contextlib.ExitStack() as held:
-        olds: list[dict[str, Any] | None] = [None] * len(cfgs)
+        olds: list[Manifest | None] = [None] * len(cfgs)
         if out_dirs is not None:
             # Check every out dir before starting a backend (a refusal should be
             # instant), and write only once it is up (an unreachable cluster leaves
@@ -475,7 +476,7 @@ def _extended_chunk_size(outs: Sequence[Path] | None, resume: bool) -> int | Non
 
 
 def _manifest(cfg: GameConfig, games: int, seed: int, chunk_size: int, records: bool,
-              precision: float | None = None) -> tuple[str, dict[str, Any]]:
+              precision: float | None = None) -> tuple[str, Manifest]:
     """The run's config hash (games and seed included) and its manifest."""
     from unosim.rules.config import config_hash
 
@@ -494,7 +495,7 @@ class _Outcome:
     run: int
     reused: int
     rounds_run: list[int]
-    stop: dict[str, Any] | None
+    stop: Stop | None
 
 
 @dataclass
@@ -600,7 +601,7 @@ class _Job:
         pending: dict[int, ChunkResult] = dict(reused)
         merged, used, n_run, n_reused, done_games = 0, 0, 0, 0, 0
         rounds_run = [0] * len(self.ccs)
-        outcome: dict[str, Any] | None = None
+        outcome: Stop | None = None
         results = execute(todo)
         # (chunk being saved or -1, chunks saved): one name, so a Ctrl-C between two
         # bytecodes never sees a chunk counted twice or not at all
@@ -672,7 +673,7 @@ class _Job:
                  if d is not None else "nothing was saved (no out dir)")
         return RunInterrupted(f"interrupted: {where}")
 
-    def _stopped(self, hw: float, met: bool, used: int, cap: int) -> dict[str, Any]:
+    def _stopped(self, hw: float, met: bool, used: int, cap: int) -> Stop:
         assert self.stop is not None
         return {"rule": f"stop at the first chunk boundary where the {self.stop.what} "
                         f"is at most {self.stop.target:g} (checked from "

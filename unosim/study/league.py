@@ -39,6 +39,7 @@ from unosim.rules.config import (
     name_slug,
     validate_config,
 )
+from unosim.run.documents import PilotStop
 from unosim.study.options import StudyError, StudyOptions
 from unosim.study.runs import Identity, cell_dirs, run_paired, study_dir, study_identity
 
@@ -162,7 +163,7 @@ def run_league(
 
 def _games_for(base: GameConfig, policies: Sequence[Seat], rows: list[tuple[int, ...]], n: int,
                *, precision: float, cap: int, seed: int, on_stage: Callable[[str], None] | None,
-               opts: StudyOptions) -> tuple[int, dict[str, float | bool]]:
+               opts: StudyOptions) -> tuple[int, PilotStop]:
     """The games a precision target needs, from a pilot of the league's seatings."""
     pilot = min(PILOT_GAMES, cap)
     if on_stage:

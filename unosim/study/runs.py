@@ -23,7 +23,7 @@ import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import TypeAlias, cast
 
 import numpy as np
 
@@ -33,6 +33,7 @@ from unosim.analysis.summary import summarize_run
 from unosim.report.runs import Run, load_run
 from unosim.rules.config import ConfigError, GameConfig, config_hash, name_slug
 from unosim.run import OutDirError, ResumeMismatchError, check_run_dir, lock_out_dir
+from unosim.run.documents import Stop
 from unosim.run.files import write_json
 from unosim.run.lock import is_lock_file
 from unosim.run.manifest import read_checked, rules_hash
@@ -125,7 +126,7 @@ def run_paired(
     pair_out: Path | None = None,
     precision: float | None = None,
     what: str = "",
-) -> tuple[list[Run], dict[int, PairMoments], dict[str, Any] | None]:
+) -> tuple[list[Run], dict[int, PairMoments], Stop | None]:
     """Run ``cfgs`` in lockstep on the same games, pairing each ``(base, i)`` of ``pairs``.
 
     Returns the runs, the moments of each pair keyed by ``i``, and the stopping
@@ -271,9 +272,10 @@ def default_run_out(cfg: GameConfig, *, seed: int, games: int,
 
 def read_study(out: Path) -> Identity:
     """The validated identity in ``out/study.json``; `OutDirError` (one line) if it is none."""
-    identity: Identity = read_checked(out / STUDY, "study manifest",
-                                            _study_problem)["identity"]
-    return identity
+    # `_study_problem` checked that it is an object whose identity is an object
+    data = cast("dict[str, Identity]", read_checked(out / STUDY, "study manifest",
+                                                    _study_problem))
+    return data["identity"]
 
 
 def _study_problem(data: object) -> str | None:

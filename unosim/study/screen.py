@@ -16,7 +16,7 @@ import itertools
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from unosim.analysis.factorial import Design, FullMoments, design, effect
 from unosim.analysis.summary import summarize_run
@@ -34,7 +34,12 @@ from unosim.report.screen import (
 )
 from unosim.rules.config import GameConfig, load_config
 from unosim.study.options import StudyOptions
-from unosim.study.runs import cell_dirs, check_reuse, study_dir, study_identity
+from unosim.study.runs import Identity, cell_dirs, check_reuse, study_dir, study_identity
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from unosim.run.runner import Aggs
 
 __all__ = ["build_points", "identity", "run_screen", "screen"]
 
@@ -53,7 +58,7 @@ def build_points(config: str | Path, factors: Sequence[Factor], d: Design,
 
 
 def identity(base: GameConfig, factors: Sequence[Factor], resolution: int | str,
-             opts: StudyOptions, *, seed: int | None = None) -> dict[str, Any]:
+             opts: StudyOptions, *, seed: int | None = None) -> Identity:
     """What decides a screen's runs (its ``study.json``)."""
     return study_identity("screen", config=base,
                           factors=[{"key": f.key, "low": f.low, "high": f.high}
@@ -63,13 +68,13 @@ def identity(base: GameConfig, factors: Sequence[Factor], resolution: int | str,
 
 
 def _half_width(runs: int, pairs: Sequence[tuple[int, int]], d: Design
-                ) -> Callable[..., float]:
+                ) -> Callable[[list[Aggs], np.ndarray, np.ndarray, int], float]:
     """A stopping rule's measure: the widest 95% half-width of any effect on mean turns."""
     from unosim.engine.batch import GF_TURNS
 
     terms = estimable_terms(d)
 
-    def measure(_aggs: Any, sums: Any, moments: Any, games: int) -> float:
+    def measure(_aggs: list[Aggs], sums: np.ndarray, moments: np.ndarray, games: int) -> float:
         fm = full_moments(games, runs, pairs, sums, moments, GF_TURNS)
         return max(effect(fm, d.column(t.term)).half_width for t in terms)
     return measure
@@ -138,7 +143,7 @@ def screen(
     overrides: Sequence[str] = (),
     prepare: Callable[[list[GameConfig]], object] | None = None,
     command: Callable[[Screen], str] | None = None,
-    study: dict[str, Any] | None = None,
+    study: Identity | None = None,
 ) -> tuple[Screen, list[Path]]:
     """The whole ``screen``: the design and every point checked, the out dir checked and
     locked, the runs, then the page's files (without ``out``, none: no paths).

@@ -10,12 +10,13 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from unosim.rules.config import GameConfig
 from unosim.study.options import StudyError, StudyOptions
 
 if TYPE_CHECKING:
+    from unosim.analysis.summary import Summary
     from unosim.engine.state import CompiledConfig
     from unosim.report.runs import Run
     from unosim.run.runner import RunResult
@@ -29,7 +30,7 @@ class Simulated:
     report's path (None: no report) and the seconds the engine took to compile here."""
 
     result: RunResult
-    summary: dict[str, Any]
+    summary: Summary
     report: Path | None = None
     compiled_s: float = 0.0
 
