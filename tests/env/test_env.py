@@ -8,6 +8,7 @@ import pickle
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 # The rl extra is part of `make setup` and CI: a missing library fails here, it does not skip.
 import gymnasium
@@ -52,9 +53,14 @@ def test_layout_follows_the_kind_table_and_players():
     assert lay.size == sum(lay.sizes.values()) and lay.offset("scores") + n == lay.size
 
 
-def test_plugin_view_encodes_like_the_env():
-    """A trained policy playing as a plug-in reads the same vector the env gave it."""
-    t = Table(load("seven_o"), seed=5)
+@pytest.mark.parametrize("config", [
+    "seven_o",
+    str(Path(__file__).resolve().parents[2] / "examples/editions/skip_everyone_added_game.yaml"),
+])
+def test_plugin_view_encodes_like_the_env(config):
+    """A trained policy playing as a plug-in reads the same vector the env gave it (an
+    edition's new kinds too: the view's own layout is the env's)."""
+    t = Table(load(config), seed=5)
     t.reset()
     rng = np.random.default_rng(0)
     seen = 0
@@ -64,6 +70,7 @@ def test_plugin_view_encodes_like_the_env():
         log.feed(t.events)
         view = public_view(t.round, log)
         np.testing.assert_array_equal(encode_view(view, t.layout), t.observe(p))
+        np.testing.assert_array_equal(encode_view(view), t.observe(p))
         t.step(int(rng.choice(np.flatnonzero(t.mask(p)))))
         seen += 1
     assert seen > 10

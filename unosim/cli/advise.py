@@ -343,7 +343,7 @@ def _print_advice(r: Round, rows: list[Advice], precision: float | None,
         click.echo(json.dumps({"seat": r.current_player, "phase": r.phase, "position": pos,
                                "precision": met, "actions": rows}, indent=2))
         return
-    paint = Painter(color_wanted(sys.stdout), _color_labels(r))
+    paint = Painter(color_wanted(sys.stdout), _color_labels(r), r.kinds)
     seat = pos["seat"]
     sizes = [(f"P{q}" + (" (to act)" if q == seat else ""), n)
              for q, n in enumerate(pos["hands"])]

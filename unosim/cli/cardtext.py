@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import os
 import re
+import textwrap
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 import click
 
-from unosim.rules.cards import COLORS
+from unosim.rules.cards import CLASSIC, COLORS, KindTable, face_value
+from unosim.rules.editions import STANDARD_EFFECTS, WILD_DRAW_CONDITION, CardKind
 
 if TYPE_CHECKING:
     from unosim.rules.editions import Special
@@ -32,27 +34,70 @@ DEFAULT_LABELS = ("red", "yellow", "green", "blue")
 _STYLE = {"red": "red", "yellow": "yellow", "green": "green", "blue": "blue",
           "pink": "bright_magenta", "gold": "yellow", "purple": "magenta",
           "orange": "bright_red", "teal": "cyan"}
-# a card token standing alone (not ``P0``, not part of a word)
-_TOKEN = re.compile(r"(?<![\w?])(?:[RYGB](?:D2|\d|S|R)|WD4|WX|W)(?![\w])")
 
-# what each kind of token means (docs/rules.md §1 and §3); the special wild's own line
-# is added per edition from `SPECIAL_EFFECT`
-_LEGEND = """\
-card tokens: a color letter, then what the card is ({letters})
-  0-9   a number card: R7 is {r} 7; it plays on {r} or on any 7
-  S     Skip (GS): the next player loses their turn
-  R     Reverse (BR): play changes direction (RR is the {r} Reverse)
-  D2    Draw Two (YD2): the next player draws 2 and loses their turn
-  W     Wild: plays on anything; you name the color
-  WD4   Wild Draw Four: name the color; the next player draws 4 and loses their turn,
-        or challenges. Legal only without a card of the active color{block};
-        played anyway it is a bluff: a challenge catches it and you draw 4 instead
-{special}\
+
+def token_pattern(kinds: KindTable = CLASSIC) -> re.Pattern[str]:
+    """A card token of ``kinds`` standing alone (not ``P0``, not part of a word); longer
+    tokens first, so ``WD10`` is one token and not ``W`` then text.
+
+    >>> from unosim.rules.cards import KindTable
+    >>> token_pattern(KindTable(("7", "SE"), ("W", "WD10"))).findall("RSE, WD10 W R7 P0")
+    ['RSE', 'WD10', 'W', 'R7']
+    """
+    alts = sorted(kinds.tokens, key=lambda t: (-len(t), t))
+    return re.compile(r"(?<![\w?])(?:" + "|".join(map(re.escape, alts)) + r")(?![\w])")
+
+
+_TOKEN = token_pattern()
+
+# what each kind of token means (docs/rules.md §1 and §3): the classic cards' lines,
+# kept word for word for every edition that has them with their classic effects; any
+# other kind gets a line made from its effects (`card_line`), the special wild its
+# own from `SPECIAL_EFFECT`
+_HEAD = "card tokens: a color letter, then what the card is ({letters})\n"
+_NUMBERS = "  {span:<5} a number card: R{n} is {r} {n}; it plays on {r} or on any {n}\n"
+_CLASSIC_LINES = {
+    "S": "  S     Skip (GS): the next player loses their turn\n",
+    "R": "  R     Reverse (BR): play changes direction (RR is the {r} Reverse)\n",
+    "D2": "  D2    Draw Two (YD2): the next player draws 2 and loses their turn\n",
+    "W": "  W     Wild: plays on anything; you name the color\n",
+    "WD4": "  WD4   Wild Draw Four: name the color; the next player draws 4 and loses their "
+           "turn,\n        or challenges. Legal only without a card of the active color"
+           "{block};\n        played anyway it is a bluff: a challenge catches it and you "
+           "draw 4 instead\n",
+}
+_CLASSIC_NAMES = {"S": "Skip", "R": "Reverse", "D2": "Draw Two", "W": "Wild",
+                  "WD4": "Wild Draw Four"}
+_ANSWERS = """\
 answers: the number of a choice, or its name: a card (R7, play R7), draw,
   pass (keep the card you drew), color G (or G), accept (take the pending draw),
   challenge (the WD4 you face: a bluff makes its player draw 4, a legal one makes
   you draw 6), target 2 (a seat); ? shows this legend
 """
+# the answers where no card can be challenged (no challengeable kind, or challenges off)
+_ANSWERS_NO_CHALLENGE = """\
+answers: the number of a choice, or its name: a card (R7, play R7), draw,
+  pass (keep the card you drew), color G (or G), accept (take the pending draw),
+  target 2 (a seat); ? shows this legend
+"""
+_BLOCK = "\n        (in this edition, nor a W or WX)"
+_BLOCK_WORDS = " (in this edition, nor a W or WX)"
+
+# what each effect of the vocabulary does, in words (docs/rules.md §11); ``{n}`` is
+# a draw's amount
+EFFECT_WORDS = {
+    "draw": "the next player draws {n} and loses their turn",
+    # the victim names the color (Wild Color Roulette, docs/rules.md §11)
+    "draw_until_color": "the next player names a color, draws until a card of it comes, "
+                        "keeps them all and loses their turn",
+    "skip": "the next player loses their turn",
+    "skip_all": "every other player loses their turn: you play again",
+    "reverse": "play changes direction",
+    "discard_color": "you also discard every card of its color from your hand",
+    "swap_hands": "you swap hands with a seat you pick",
+    "rotate_hands": "every hand passes on in the direction of play",
+    "flip": "the whole deck turns over to its other side",
+}
 
 # the special wild's effect, by edition special kind (docs/rules.md §4)
 SPECIAL_EFFECT = {
@@ -92,8 +137,11 @@ def color_wanted(stream: Stream | None, env: Mapping[str, str] | None = None) ->
 class Painter:
     """Card tokens and color letters, in their colors when ``on``."""
 
-    def __init__(self, on: bool, labels: Sequence[str] | None = None) -> None:
+    def __init__(self, on: bool, labels: Sequence[str] | None = None,
+                 kinds: KindTable | None = None) -> None:
         self.on = on
+        # the edition's tokens (``RSE``, ``WD10``) are painted in running text too
+        self._token = _TOKEN if kinds is None or kinds is CLASSIC else token_pattern(kinds)
         self.labels = list(labels or DEFAULT_LABELS)
         self._fg = [_STYLE.get(lab.strip().lower(), DEFAULT_LABELS[i])
                     for i, lab in enumerate(self.labels)]
@@ -114,7 +162,7 @@ class Painter:
 
     def text(self, text: str) -> str:
         """Every card token standing alone in ``text``, painted."""
-        return _TOKEN.sub(lambda m: self.card(m.group(0)), text) if self.on else text
+        return self._token.sub(lambda m: self.card(m.group(0)), text) if self.on else text
 
     def color(self, letter: str) -> str:
         """A color letter with its label: ``G (green)``."""
@@ -146,17 +194,92 @@ def house_lines(house: HouseRules | None) -> list[str]:
     return lines
 
 
+def _classic(c: CardKind) -> bool:
+    """``c`` is a classic card as classic has it: the classic legend line says it."""
+    if c.token not in _CLASSIC_LINES or c.name not in (None, _CLASSIC_NAMES[c.token]):
+        return False
+    wd4 = c.token == "WD4"
+    return (c.effects == STANDARD_EFFECTS[c.token] and c.challengeable is wd4
+            and c.condition == (WILD_DRAW_CONDITION if wd4 else None))
+
+
+def card_line(c: CardKind, example: str = "R", wilds_block: bool = False) -> str:
+    """The legend line of a card kind the classic lines do not cover, from its name and
+    effects (``example``: the color letter its example token shows).
+
+    >>> from unosim.rules.editions import CardKind
+    >>> print(card_line(CardKind(token="SE", name="Skip Everyone", count=2, points=30,
+    ...                          effects=["match", "skip_all"]), "G"), end="")
+      SE    Skip Everyone (GSE): every other player loses their turn: you play again
+    """
+    words = [EFFECT_WORDS[name].format(n=n) for name, n in c.parsed
+             if name in EFFECT_WORDS]
+    if c.wild:
+        text = f"{c.name}: a wild; " if c.name else "a wild; "
+        namer = [] if "draw_until_color" in c.effects else ["you name the color"]
+        text += "; ".join([*namer, *words])
+    else:
+        text = f"{c.name} ({example}{c.token}): " if c.name else f"({example}{c.token}): "
+        text += "; ".join(words) or f"plays on its color or on any {c.token}"
+    if c.condition is not None:
+        text += (". Legal only without a card of the active color"
+                 + (_BLOCK_WORDS if wilds_block else ""))
+        if c.challengeable:
+            cost = f"draw {c.draw}" if c.draw else "take its draw"
+            text += f"; played anyway it is a bluff: a challenge catches it and you {cost} instead"
+    return textwrap.fill(text, 88, initial_indent=f"  {c.token:<5} ",
+                         subsequent_indent=" " * 8) + "\n"
+
+
+def _number_span(faces: list[int]) -> str:
+    """``0-9`` for a run of face values, else the values listed: ``1,3,5``."""
+    if faces == list(range(faces[0], faces[-1] + 1)):
+        return f"{faces[0]}-{faces[-1]}" if len(faces) > 1 else str(faces[0])
+    return ",".join(map(str, faces))
+
+
+def card_lines(painter: Painter, cards: Sequence[CardKind] | None,
+               wilds_block: bool = False) -> str:
+    """One line per card kind of an edition (None: the classic cards), numbers on one;
+    a special wild (WX) is left to its own line."""
+    r = painter.labels[0]
+    block = _BLOCK if wilds_block else ""
+    if cards is None:
+        return (_NUMBERS.format(span="0-9", n=7, r=r)
+                + "".join(line.format(r=r, block=block) for line in _CLASSIC_LINES.values()))
+    numbers = sorted(face_value(c.token) for c in cards
+                     if face_value(c.token) >= 0 and c.effects == ["match"])
+    out = ""
+    if numbers:
+        n = 7 if 7 in numbers else numbers[-1]
+        out = _NUMBERS.format(span=_number_span(numbers), n=n, r=r)
+    shown = 0
+    for c in cards:
+        if c.special is not None or (c.effects == ["match"] and face_value(c.token) >= 0):
+            continue
+        if _classic(c):
+            out += _CLASSIC_LINES[c.token].format(r=r, block=block)
+        else:
+            out += card_line(c, COLORS[shown % len(COLORS)], wilds_block)
+            shown += 1
+    return out
+
+
 def legend(painter: Painter, special: Special | None = None, wilds_block: bool = False,
-           house: HouseRules | None = None) -> str:
+           house: HouseRules | None = None, cards: Sequence[CardKind] | None = None) -> str:
     """What every token and answer means; ``special`` is the edition's special wild
-    (`unosim.rules.editions.Special`) or None, ``house`` the config's house rules."""
+    (`unosim.rules.editions.Special`) or None, ``house`` the config's house rules,
+    ``cards`` the edition's card kinds (`unosim.rules.editions.card_kinds`; None: the
+    classic ones)."""
     letters = ", ".join(f"{c} {lab}" for c, lab in zip(COLORS, painter.labels, strict=True))
     line = ""
     if special is not None:
         effect = SPECIAL_EFFECT.get(special.kind, "see docs/rules.md §4")
         line = f"  WX    {special.name}: a wild;\n        {effect}\n"
-    text = _LEGEND.format(letters=letters, r=painter.labels[0], special=line,
-                          block="\n        (in this edition, nor a W or WX)" if wilds_block else "")
+    challenge = (house is None or house.challenge) and (
+        cards is None or any(c.challengeable for c in cards))
+    text = (_HEAD.format(letters=letters) + card_lines(painter, cards, wilds_block)
+            + line + (_ANSWERS if challenge else _ANSWERS_NO_CHALLENGE))
     rules = house_lines(house)
     if rules:
         text += "house rules:\n" + "".join(f"  {x}\n" for x in rules)

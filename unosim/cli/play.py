@@ -27,6 +27,7 @@ import os
 import re
 import sys
 import tempfile
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import click
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     from unosim.engine.plugins import Seat
     from unosim.engine.state import CompiledConfig
     from unosim.engine.view import PublicView
-    from unosim.rules.editions import Special
+    from unosim.rules.editions import CardKind, Special
     from unosim.rules.models import HouseRules
 
 MAX_ANSWER = 1000  # bytes of one typed answer (an action name is under 20)
@@ -52,11 +53,12 @@ class HumanPolicy:
 
     def __init__(self, seat_names: list[str], color_labels: list[str],
                  painter: Painter | None = None, special: Special | None = None,
-                 wilds_block: bool = False, house: HouseRules | None = None) -> None:
+                 wilds_block: bool = False, house: HouseRules | None = None,
+                 cards: Sequence[CardKind] | None = None) -> None:
         self.names = seat_names
         self.labels = color_labels
         self.paint = painter or Painter(False, color_labels)
-        self.legend = legend(self.paint, special, wilds_block, house)
+        self.legend = legend(self.paint, special, wilds_block, house, cards)
         self.wilds_block = wilds_block
         self.shown = 0  # events of the view already shown
         self.asked = 0  # decisions asked so far (the first one mentions the legend)
@@ -222,6 +224,7 @@ def play_cmd(config: str, seed: int | None, game: int, trace_format: str,
         play_game,
     )
     from unosim.engine.trace import to_jsonl, to_text
+    from unosim.rules.editions import card_kinds
     from unosim.run.backends import foreground
     from unosim.run.errors import RunInterrupted
 
@@ -258,8 +261,9 @@ def play_cmd(config: str, seed: int | None, game: int, trace_format: str,
             policies[human] = "you"
             ed = cfg.edition_spec
             player = HumanPolicy([f"P{i} ({p})" for i, p in enumerate(policies)], labels,
-                                 Painter(color_wanted(sys.stdout), labels), ed.special,
-                                 ed.wd4_wilds_block, cfg.house_rules)
+                                 Painter(color_wanted(sys.stdout), labels, cc.kinds),
+                                 ed.special, ed.wd4_wilds_block, cfg.house_rules,
+                                 card_kinds(ed))
             me = Seat("human", player)
             seats[human] = me
         with foreground() as fg:  # off the main thread: Ctrl-C lands while seats think

@@ -29,7 +29,7 @@ import numpy as np
 
 from unosim.engine import state as L
 from unosim.engine.game import PHASE_NAMES, Round
-from unosim.rules.cards import COLORS
+from unosim.rules.cards import CLASSIC, COLORS, KindTable
 
 __all__ = ["HIDDEN", "PublicLog", "PublicView", "public_view"]
 
@@ -61,6 +61,9 @@ class PublicView:
     #   the hand it gave away in a Seven-O swap, a hand it challenged, an icon card shown
     round_index: int
     events: tuple[dict[str, Any], ...]  # the trace of the game so far, masked (HIDDEN cards)
+    # the edition's card kinds: every token above is one of ``kinds.tokens`` (a plug-in's
+    # observation layout, `unosim.env.spaces.view_layout`, numbers them by it)
+    kinds: KindTable = CLASSIC
 
     @property
     def next_seat(self) -> int:
@@ -167,4 +170,5 @@ def public_view(r: Round, log: PublicLog) -> PublicView:
                     for q in range(n)),
         round_index=r.round_index,
         events=tuple(log.events),
+        kinds=r.kinds,
     )

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Unpack
 
 import gymnasium
 
-from unosim.env.spaces import N_ACTIONS, Layout, encode_view, layout
+from unosim.env.spaces import N_ACTIONS, Layout, encode_view, layout, view_layout
 from unosim.rules.config import GameConfig
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from unosim.env.multi import EnvOptions
 
-__all__ = ["ENV_ID", "N_ACTIONS", "Layout", "aec", "encode_view", "layout"]
+__all__ = ["ENV_ID", "N_ACTIONS", "Layout", "aec", "encode_view", "layout", "view_layout"]
 
 ENV_ID = "unosim/UNO-v0"
 

@@ -44,7 +44,7 @@ from unosim.engine.view import PublicView
 from unosim.rules.cards import CLASSIC, COLORS, KindTable
 
 __all__ = ["N_ACTIONS", "N_PHASES", "SECTIONS", "Layout", "encode", "encode_view", "fill",
-           "layout", "layout_of", "legal_mask"]
+           "layout", "layout_of", "legal_mask", "view_layout"]
 
 N_ACTIONS = L.NA  # one Discrete(N_ACTIONS) for every decision (the kernel's action ids)
 N_PHASES = 7  # PH_DONE .. PH_JUMP
@@ -82,7 +82,7 @@ class Layout:
     players: int
     kinds: int
     sizes: dict[str, int] = field(default_factory=dict)
-    # the edition's card tokens by kind id (a plug-in's layout_of: the classic layout's)
+    # the edition's card tokens by kind id (`layout_of` without a table: the classic ones)
     table: KindTable = CLASSIC
 
     @property
@@ -117,9 +117,16 @@ def layout(cc: KernelArrays) -> Layout:
     return layout_of(int(cc.ci[L.C_PLAYERS]), len(cc.deck_counts), cc.kinds)
 
 
+def view_layout(view: PublicView) -> Layout:
+    """The layout a plug-in's view is encoded in: its players and its edition's kinds
+    (``view.kinds``), so a seat of an edition with new kinds (``RSE``, ``WD10``) reads
+    them at their own ids."""
+    return layout_of(view.players, view.kinds.nk, view.kinds)
+
+
 def layout_of(n: int, k: int, table: KindTable = CLASSIC) -> Layout:
-    """The layout for ``n`` players and ``k`` card kinds (a plug-in knows both from its
-    view: ``view.players`` and the kind table, whose tokens ``table`` gives)."""
+    """The layout for ``n`` players and ``k`` card kinds whose tokens ``table`` gives (a
+    plug-in: `view_layout`; classic's table by default, for a network trained on it)."""
     per = {"K": k, "n": n, "n*K": n * k}
     sizes = {}
     for name, text in SECTIONS:
@@ -200,10 +207,12 @@ def legal_mask(S: L.State, C: L.Config, out: NDArray[np.int8]) -> int:
     return m
 
 
-def encode_view(view: PublicView, lay: Layout, out: NDArray[np.float32] | None = None
-                ) -> NDArray[np.float32]:
+def encode_view(view: PublicView, lay: Layout | None = None,
+                out: NDArray[np.float32] | None = None) -> NDArray[np.float32]:
     """The observation of a plug-in's `PublicView`, through the same `fill` as the
-    environments (so a policy trained there reads a seat in ``unosim league`` alike)."""
+    environments (so a policy trained there reads a seat in ``unosim league`` alike);
+    ``lay`` defaults to the view's own (`view_layout`)."""
+    lay = view_layout(view) if lay is None else lay
     n, K, kind = lay.players, lay.kinds, lay.table.kind
     obs = np.zeros(lay.size, np.float32) if out is None else out
     hand = np.zeros(K, np.int64)
