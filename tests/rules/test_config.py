@@ -22,6 +22,7 @@ from unosim.rules.config import (
 )
 from unosim.rules.editions import (
     deck_counts,
+    edition_path,
     list_editions,
     load_edition,
     points_by_kind,
@@ -637,3 +638,20 @@ def test_describe_difference() -> None:
         "UNO forget rate 0.2"]
     assert setting_phrase("seats", None) == "one policy for all seats"
     assert setting_phrase("mode", "round") == "single rounds"
+
+
+def test_wish_icons_may_name_an_editions_new_kind(tmp_path: Path) -> None:
+    """A Wishing Star edition can put the icon on a card kind of its own (a colored
+    ``SE``): icon tokens are spelled like cards and checked against the edition's own
+    kinds, not the classic layout's."""
+    text = edition_path("disney_wish").read_text()
+    text = text.replace(
+        "  - {token: WX,",
+        "  - {token: SE, name: Skip Everyone, count: 1, points: 20, effects: [match, skip_all]}\n"
+        "  - {token: WX,", 1).replace("wish_icons: [R1, Y1, G1, B1]", "wish_icons: [RSE, b1]")
+    ed = load_edition(write(tmp_path / "wish_se.yaml", text))
+    assert ed.special is not None and ed.special.wish_icons == ["RSE", "B1"]
+    cc = compile_config(load_config(write(tmp_path / "cfg.yaml", "edition: wish_se.yaml\n")))
+    assert int(cc.wish_icons.sum()) == 2
+    _edition_error(tmp_path, text.replace("[RSE, b1]", "[GSE, R-1]"), "cards[16].wish_icons[1]")
+    _edition_error(tmp_path, text.replace("[RSE, b1]", "[RD9]"), "special.wish_icons[0]")

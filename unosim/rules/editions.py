@@ -17,13 +17,11 @@ from pydantic import Field, PrivateAttr, ValidationError, field_validator, model
 
 from unosim.rules.cards import (
     CLASSIC,
+    COLORS,
     RANK_TOKENS,
-    CardError,
     KindTable,
     default_points,
     is_wild_token,
-    kind,
-    token,
     token_error,
 )
 from unosim.rules.effects import (
@@ -137,10 +135,13 @@ def _icon_tokens(value: list[str] | None) -> list[str] | None:
         raise ValueError("must list at least one card token")
     tokens = []
     for i, tok in enumerate(value):
-        try:
-            tokens.append(token(kind(tok)))
-        except CardError:
-            raise KeyedValueError(i, f"unknown card token {quoted(tok)}") from None
+        # the spelling of a card (``R7``, ``RSE``, ``WD10``); whether the edition has
+        # it is checked with its cards (`Edition._sane`)
+        t = str(tok).strip().upper()
+        body = t if is_wild_token(t) else t[1:]
+        if (not is_wild_token(t) and t[:1] not in COLORS) or not body or token_error(body):
+            raise KeyedValueError(i, f"unknown card token {quoted(tok)}")
+        tokens.append(t)
     return tokens
 
 
