@@ -45,7 +45,8 @@ class NB:
     """Trace builder: writes events and keeps the piles and hands they imply."""
 
     def __init__(self, hands: list[list[str]], upcoming: list[str], first: str = "R3",
-                 mercy_limit: int = 25, draw_until_play: bool = False) -> None:
+                 mercy_limit: int = 25, draw_until_play: bool = False,
+                 seven_o: bool = False) -> None:
         used = Counter(c for h in hands for c in h) + Counter(upcoming) + Counter([first])
         assert not used - deck(), used - deck()
         self.pile = sorted((deck() - used).elements()) + upcoming[::-1] + [first]
@@ -55,7 +56,7 @@ class NB:
         self.turns = 0
         house = {"stacking": dict.fromkeys(("draw_two_on_draw_two", "wd4_on_wd4",
                                             "wd4_on_draw_two", "draw_two_on_wd4"), False),
-                 "jump_in": False, "seven_o": False, "draw_until_play": draw_until_play,
+                 "jump_in": False, "seven_o": seven_o, "draw_until_play": draw_until_play,
                  "two_player_reverse": False}
         rules = {"players": len(hands), "hand_size": len(hands[0]), "decks": 1,
                  "first_flip": "redraw", "wd4_wilds_block": False, "uno_penalty": 2,
@@ -225,3 +226,28 @@ def test_color_roulette() -> None:
     bad = copy.deepcopy(ev)
     bad[find(bad, "draw", cause="draw_until_color")]["color"] = "G"
     caught(bad, "keeps drawing (cause draw_until_color) after G2")
+
+
+def test_mercy_after_a_forced_seven_swap_in_turn_order() -> None:
+    """Checked for every seat in turn order from the card's player: seat 1 takes a
+    3-card hand (limit 3) and is out, then seat 0 (3 cards) too; seat 2 is left."""
+    t = NB([["Y1", "Y2", "Y4"], ["R7", "R5", "R6"], ["B1", "B2", "B4"]], [], mercy_limit=3,
+           seven_o=True)
+    t.turn(1).play(1, "R7").ev("swap", a=1, b=2)
+    t.hands[1], t.hands[2] = t.hands[2], t.hands[1]
+    ev = t.out(1).out(0).end(2)
+    ok(ev)
+    bad = copy.deepcopy(ev)
+    i = find(bad, "out", p=1)
+    bad[i], bad[i + 1] = bad[i + 1], bad[i]
+    caught(bad, "expected out (p=1)")
+
+
+def test_challenge_off_caught() -> None:
+    """An edition with ``challenge: false``: no challenge, even of a challengeable card."""
+    t = NB([["Y1", "Y2"], ["WD10", "B5"], ["B1", "Y5"]], TWELVE)
+    t.events[0]["cards"] = [{**c, "challengeable": True} if c["token"] == "WD10" else c
+                            for c in CARDS]
+    t.turn(1).play(1, "WD10", "B").ev("uno", p=1, **UNO)
+    t.ev("challenge", p=2, target=1, success=False)
+    caught(t.events, "the edition has challenge: false")
