@@ -28,9 +28,6 @@ from pathlib import Path
 from typing import Any
 
 COLORS = "RYGB"
-RANKS = tuple(str(i) for i in range(10)) + ("S", "R", "D2")
-WILDS = ("W", "WD4", "WX")
-TOKENS = frozenset([c + r for c in COLORS for r in RANKS] + list(WILDS))
 SPECIALS = ("none", "movie_madness", "wishing_star", "dont_talk")
 SCORINGS = ("standard", "lowest", "elimination", "partners")
 STACK_KEYS = (
@@ -77,6 +74,9 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "slip": ("p",),
     "score": ("scores",),
     "match_end": ("winner", "scores"),
+    "skip_all": ("p",),
+    "discard": ("p", "cards"),
+    "out": ("p", "reason", "cards", "to"),
 }
 
 
@@ -84,7 +84,9 @@ REQUIRED: dict[str, tuple[str, ...]] = {
 
 
 def is_wild(tok: str) -> bool:
-    return tok in WILDS
+    """A wild's token starts with ``W``; a colored kind's is its color letter and token
+    (docs/trace.md §4), whose own token never starts with ``W``."""
+    return tok.startswith("W")
 
 
 def color_of(tok: str) -> str | None:
@@ -92,69 +94,117 @@ def color_of(tok: str) -> str | None:
 
 
 def rank_of(tok: str) -> str:
-    """Rank of a colored token (``"7"``, ``"S"``, ``"R"``, ``"D2"``); wilds are their own rank."""
+    """Symbol of a colored token (``"7"``, ``"S"``, ``"D2"``, ``"SE"``); wilds are their own."""
     return tok if is_wild(tok) else tok[1:]
 
 
 def is_number(tok: str) -> bool:
-    return not is_wild(tok) and tok[1:].isdigit()
+    """A number card: a colored kind whose token is one digit (its face value)."""
+    return not is_wild(tok) and len(tok) == 2 and tok[1].isdigit()
 
 
-def card_points(tok: str, special_points: int = 50) -> int:
-    """docs/rules.md §1: face value, 20 for colored actions, 50 for wilds (WX per edition)."""
-    if tok == "WX":
-        return special_points
-    if is_wild(tok):
-        return 50
-    return int(tok[1:]) if is_number(tok) else 20
+@dataclass(frozen=True)
+class Kind:
+    """What one card kind does (docs/rules.md §11's vocabulary), read from ``deal.cards``."""
+
+    draw: int = 0  # ``draw N``
+    until: bool = False  # ``draw_until_color``
+    skip: bool = False
+    skip_all: bool = False
+    reverse: bool = False
+    discard: bool = False  # ``discard_color``
+    swap: bool = False  # ``swap_hands``
+    rotate: bool = False  # ``rotate_hands``
+    special: str | None = None  # a seed edition's special wild
+    cond: bool = False  # ``condition: only_without_color``
+    chal: bool = False  # ``challengeable``
+    stack: int = 0  # the draw value of value stacking
+    points: int | None = None  # None: the rules' special_points (a special wild)
 
 
-def edition_deck(decks: int, special: str) -> Counter[str]:
-    """The full deck: per deck 25 cards per color, 4 W, 4 WD4, and 4 WX if the edition has one."""
-    one: Counter[str] = Counter()
-    for c in COLORS:
-        one[c + "0"] = 1
-        for r in RANKS[1:]:
-            one[c + r] = 2
-    one["W"] = one["WD4"] = 4
+EFFECT_FLAGS = {"skip": "skip", "skip_all": "skip_all", "reverse": "reverse",
+                "discard_color": "discard", "swap_hands": "swap", "rotate_hands": "rotate",
+                "draw_until_color": "until"}
+
+
+def parse_kind(c: dict[str, Any], wild: bool) -> Kind | str:
+    """One ``cards`` entry as a Kind, or why this checker cannot replay it."""
+    tok, effects = c["token"], c.get("effects", ["match"])
+    if not isinstance(effects, list) or "match" not in effects:
+        return f"card kind {tok} has effects {effects!r} without match"
+    kw: dict[str, Any] = {}
+    for fx in effects:
+        if fx == "match":
+            continue
+        if fx in EFFECT_FLAGS:
+            kw[EFFECT_FLAGS[fx]] = True
+        elif fx in SPECIALS[1:]:
+            kw["special"] = fx
+        elif isinstance(fx, str) and fx.startswith("draw ") and fx[5:].isdigit():
+            kw["draw"] = int(fx[5:])
+        else:
+            return f"card kind {tok} has the effect {fx!r}, outside what this checker replays"
+    if c.get("condition") not in (None, "only_without_color"):
+        return f"card kind {tok} has the condition {c['condition']!r}"
+    kw["cond"] = c.get("condition") == "only_without_color"
+    kw["chal"] = bool(c.get("challengeable", False))
+    kw["stack"] = int(c.get("stacking") or 0)
+    pts = c.get("points")
+    if pts is None and not kw.get("special"):
+        pts = int(tok) if (not wild and tok.isdigit()) else None
+        if pts is None:
+            return f"card kind {tok} has no points"
+    kw["points"] = None if kw.get("special") or pts is None else int(pts)
+    return Kind(**kw)
+
+
+# The classic cards as an edition's card list writes them (docs/editions.md): the deck
+# of a trace written before ``deal.cards`` existed.
+CLASSIC_CARDS: list[dict[str, Any]] = [
+    *({"token": str(i), "count": 1 if i == 0 else 2} for i in range(10)),
+    {"token": "S", "count": 2, "points": 20, "effects": ["match", "skip"]},
+    {"token": "R", "count": 2, "points": 20, "effects": ["match", "reverse"]},
+    {"token": "D2", "count": 2, "points": 20, "effects": ["match", "draw 2"], "stacking": 2},
+    {"token": "W", "count": 4, "points": 50},
+    {"token": "WD4", "count": 4, "points": 50, "effects": ["match", "draw 4"],
+     "condition": "only_without_color", "challengeable": True, "stacking": 4},
+]
+
+
+def edition_deck(decks: int, special: str) -> list[dict[str, Any]]:
+    """The card list of a trace without ``cards``: classic, plus 4 WX if the edition has one."""
+    out = list(CLASSIC_CARDS)
     if special != "none":
-        one["WX"] = 4
-    return Counter({k: v * decks for k, v in one.items()})
+        out.append({"token": "WX", "count": 4, "effects": ["match", special]})
+    return out
 
 
-# What each classic card does (docs/rules.md §3), as an edition's card list writes it
-# (docs/editions.md): the cards this checker knows how to replay.
-CLASSIC_EFFECTS: dict[str, list[str]] = {
-    **{r: ["match"] for r in RANKS[:10]}, "S": ["match", "skip"], "R": ["match", "reverse"],
-    "D2": ["match", "draw 2"], "W": ["match"], "WD4": ["match", "draw 4"]}
-
-
-def listed_deck(cards: Any, decks: int) -> tuple[Counter[str] | None, str]:
-    """The deck a deal's ``cards`` list describes (docs/trace.md §4): each colored
-    token in the four colors, each wild once, ``count`` per deck. None and why, for
-    a list this checker cannot replay: a card kind that is not a classic card with
-    its classic effects (or the seed editions' WX special wild)."""
+def listed_deck(cards: Any, decks: int) -> tuple[Counter[str] | None, dict[str, Kind], str]:
+    """The deck and card kinds a deal's ``cards`` list describes (docs/trace.md §4): each
+    colored token in the four colors, each wild once, ``count`` per deck. None and why,
+    for a list this checker cannot replay (an effect outside docs/rules.md §11's
+    vocabulary this checker models, such as ``flip``)."""
     if not isinstance(cards, list):
-        return None, "deal.cards is not a list"
+        return None, {}, "deal.cards is not a list"
     deck: Counter[str] = Counter()
+    kinds: dict[str, Kind] = {}
     for c in cards:
         if not isinstance(c, dict) or not isinstance(c.get("token"), str) \
                 or not isinstance(c.get("count"), int):
-            return None, f"deal.cards has a malformed entry {c!r:.60}"
-        tok, effects = c["token"], c.get("effects", ["match"])
-        if tok == "WX":
-            if len(effects) != 2 or effects[0] != "match" or effects[1] not in SPECIALS[1:]:
-                return None, f"the WX kind's effects {effects} are no seed edition's"
-        elif CLASSIC_EFFECTS.get(tok) != effects:
-            return None, (f"card kind {tok} with effects {effects} is outside what this "
-                          "checker replays (the classic cards)")
-        for t in ([tok] if tok in WILDS else [col + tok for col in COLORS]):
+            return None, {}, f"deal.cards has a malformed entry {c!r:.60}"
+        tok = c["token"]
+        wild = is_wild(tok)
+        k = parse_kind(c, wild)
+        if isinstance(k, str):
+            return None, {}, k
+        if k.discard and wild:
+            return None, {}, f"card kind {tok}: discard_color on a wild"
+        for t in ([tok] if wild else [col + tok for col in COLORS]):
+            if t in kinds:
+                return None, {}, f"deal.cards lists {t} twice"
+            kinds[t] = k
             deck[t] += c["count"] * decks
-    return deck, ""
-
-
-def hand_points(hand: Counter[str], special_points: int) -> int:
-    return sum(card_points(c, special_points) * n for c, n in hand.items())
+    return deck, kinds, ""
 
 
 # --- results -----------------------------------------------------------------
@@ -262,6 +312,9 @@ class _Rules:
     scoring: str
     target: int
     max_rounds: int
+    value_stacking: bool = False  # docs/rules.md §11 ``stacking: value``
+    mercy_limit: int = 0  # 0: no mercy rule
+    challenge_on: bool = True  # the edition's ``challenge`` setting
 
     @classmethod
     def parse(cls, d: Any) -> _Rules:
@@ -309,6 +362,10 @@ class _Rules:
                 bad.append(f"house_rules.{k}={hr[k]!r}")
         if hr["jump_in"] not in (False, True, "same_number"):
             bad.append(f"house_rules.jump_in={hr['jump_in']!r}")
+        if d.get("stacking", "value") != "value":
+            bad.append(f"stacking={d['stacking']!r}")
+        if not isinstance(d.get("mercy_limit", 0), int):
+            bad.append(f"mercy_limit={d['mercy_limit']!r}")
         if bad:
             raise ValueError(f"rules have unknown values: {', '.join(bad)}")
         return cls(
@@ -335,6 +392,9 @@ class _Rules:
             scoring=d["scoring"],
             target=int(d["target"]),
             max_rounds=int(d.get("max_rounds", 1000)),
+            value_stacking=d.get("stacking") == "value",
+            mercy_limit=int(d.get("mercy_limit") or 0),
+            challenge_on=d.get("challenge", True) is not False,
         )
 
 
@@ -604,21 +664,20 @@ class _Replay:
                 f"deal.hands has {len(hands) if isinstance(hands, list) else '?'} "
                 f"entries for {n} seats"
             )
+        listed = e["cards"] if "cards" in e else edition_deck(R.decks, R.special)
+        deck, self.kinds, why = listed_deck(listed, R.decks)
+        if deck is None:  # the deck as the trace lists it (docs/trace.md §4)
+            self.abort(why)
+            return
+        self.tokens = frozenset(self.kinds)
         cards = [c for h in hands for c in h] + list(e["draw"])
-        unknown = sorted({c for c in cards if c not in TOKENS}, key=str)
+        unknown = sorted({c for c in cards if c not in self.tokens}, key=str)
         if unknown:
             self.abort(f"deal has unknown card tokens {unknown}")
         for s in range(n):
             want = R.hand_size if s in self.active_set else 0
             if len(hands[s]) != want:
                 self.bad(f"seat {s} is dealt {len(hands[s])} cards, expected {want}")
-        if "cards" in e:  # the deck as the trace lists it (docs/trace.md §4)
-            listed, why = listed_deck(e["cards"], R.decks)
-            if listed is None:
-                self.abort(why)
-            deck = listed
-        else:
-            deck = edition_deck(R.decks, R.special)
         self.deck_size = deck.total()
         got = Counter(cards)
         if got != deck:
@@ -644,8 +703,8 @@ class _Replay:
                 self.bad("Wishing Star deal has no wish_icons")
             else:
                 self.icons = frozenset(icons)
-                if not self.icons <= TOKENS:
-                    self.bad(f"wish_icons has unknown tokens {sorted(self.icons - TOKENS)}")
+                if not self.icons <= self.tokens:
+                    self.bad(f"wish_icons has unknown tokens {sorted(self.icons - self.tokens)}")
         self.silenced: set[int] = set()
         beh = e["rules"].get("behaviour")
         self.beh: dict[str, Any] = beh if isinstance(beh, dict) else {}
@@ -663,6 +722,7 @@ class _Replay:
         self.window = False  # a jump-in may come (a play has just resolved)
         self.wd4_illegal = False  # the latest WD4 broke the color condition
         self.wd4_idx = 0
+        self.pend_value = 0  # value stacking: the draw value of the last card stacked
         self.reshuffled = False
         self.round_end: tuple[int | None, int] = (None, 0)
 
@@ -697,17 +757,16 @@ class _Replay:
             return True
         if any(n > 0 and color_of(c) == self.color for c, n in others.items()):
             return False
-        return not (self.R.wd4_wilds_block and (others["W"] > 0 or others["WX"] > 0))
+        return not (self.R.wd4_wilds_block and any(
+            n > 0 and is_wild(c) and not self.kinds[c].cond for c, n in others.items()))
 
     def legal(self, card: str, others: Counter[str]) -> bool:
         """Is ``card`` a legal (non-bluff) play on the top card, ``others`` the rest of the hand?"""
         if not self.finish_ok(card, others):
             return False
-        if card in ("W", "WX"):
-            return True
-        if card == "WD4":
-            return self.wd4_ok(others)
-        if color_of(card) == self.color:
+        if self.kinds[card].cond and not self.wd4_ok(others):
+            return False
+        if is_wild(card) or color_of(card) == self.color:
             return True
         top = self.discard[-1]
         return not is_wild(top) and rank_of(top) == rank_of(card)
@@ -840,22 +899,32 @@ class _Replay:
                 return fp
             if R.first_flip == "redraw":
                 continue
-            if c == "WD4":
-                e = self.expect("return", "(a flipped WD4 goes back)", card="WD4")
-                if not _inserted(list(e["draw"]), self.draw, "WD4"):
-                    self.abort("return.draw is not the old draw pile with the WD4 inserted")
+            k = self.kinds[c]
+            if is_wild(c) and k.draw:
+                e = self.expect("return", f"(a flipped {c} goes back)", card=c)
+                if not _inserted(list(e["draw"]), self.draw, c):
+                    self.abort(f"return.draw is not the old draw pile with the {c} inserted")
                 self.discard.pop()
                 self.draw = list(e["draw"])
                 continue
-            r = rank_of(c)
-            if r == "D2":
-                self.read_draw(fp, "draw2", n=2)
+            if k.skip_all and not (k.discard or k.reverse or k.draw):
+                # the dealer is the card's player: every other seat is skipped and the
+                # dealer takes the first turn (the engine's reading; docs/trace.md §3)
+                self.expect("skip_all", "(first flip Skip Everyone)", p=self.dealer)
+                for s in self.others(self.dealer):
+                    self.expect("skip", "(first flip Skip Everyone)", p=s)
+                return self.dealer
+            if k.discard or k.swap or k.rotate or k.until or (k.draw and k.reverse):
+                self.abort(f"first flip {c} under first_flip apply: outside what this checker "
+                           "replays (docs/rules.md §11 leaves it open)")
+            if k.draw:
+                self.read_draw(fp, "draw2", n=k.draw)
                 self.expect("skip", "(first flip Draw Two)", p=fp)
                 return self.nxt(fp)
-            if r == "S":
+            if k.skip:
                 self.expect("skip", "(first flip Skip)", p=fp)
                 return self.nxt(fp)
-            if r == "R":
+            if k.reverse:
                 self.dir = -1
                 e = self.expect("reverse", "(first flip Reverse)")
                 if e["direction"] != -1:
@@ -925,6 +994,10 @@ class _Replay:
             cards = self.read_draw(p, "turn", n=1)
         if not cards:
             return self.nxt(p)
+        if self.mercy([p]):
+            return None
+        if p not in self.active_set:  # out before playing the card it drew
+            return self.nxt(p)
         last = cards[-1]
         nx = self.peek()
         then = self.R.ruling["draw_then_play"]
@@ -956,7 +1029,7 @@ class _Replay:
 
     def judge_play(self, p: int, card: str) -> None:
         """Check a turn play's legality; a WD4's legality is remembered for a challenge."""
-        if card not in TOKENS:
+        if card not in self.tokens:
             self.abort(f"unknown card {card!r}")
         if self.hands[p][card] <= 0:
             self.abort(
@@ -966,7 +1039,7 @@ class _Replay:
         others = self.without(p, card)
         if not self.finish_ok(card, others):
             self.bad(f"no_action_finish: seat {p} plays {card} as its last card")
-        if card == "WD4":
+        if self.kinds[card].cond:
             self.wd4_illegal = not self.wd4_ok(others)
             self.wd4_idx = self.cur
         elif not self.legal(card, others):
@@ -977,7 +1050,7 @@ class _Replay:
 
     def apply_play(self, e: dict[str, Any], p: int) -> None:
         card, color = e["card"], e["color"]
-        if card not in TOKENS:
+        if card not in self.tokens:
             self.abort(f"unknown card {card!r}")
         if self.hands[p][card] <= 0:
             self.abort(f"seat {p} plays {card}, which it does not hold")
@@ -1015,11 +1088,15 @@ class _Replay:
         return seat
 
     def after_play(self, p: int, card: str, chain: tuple[int, int] | None) -> int | None:
-        """Everything a play sets off, in the engine's order (docs/trace.md §3, docs/rules.md §10).
+        """Everything a play sets off, in the engine's order (docs/trace.md §3, docs/rules.md §10,
+        §11: ``discard_color`` first, then ``reverse``, then one of the acting effects).
         ``chain``: (total, length) of the stack this card was added to. Returns the seat of
         the next regular turn, or None when the round ended."""
-        if card == "WX":
-            self.special(p)
+        k = self.kinds[card]
+        if k.special:
+            self.special(p, card)
+        if k.discard:
+            self.discard_color(p, card)
         left = self.hands[p].total()
         nx = self.peek()
         if left == 1:
@@ -1028,14 +1105,21 @@ class _Replay:
             self.abort(f"uno event but seat {nx.get('p')} holds {left} card(s)", self.i)
         r = rank_of(card)
         if left == 0:
-            if r in ("D2", "WD4") and self.R.ruling["last_card_draws"]:
-                total = (chain[0] if chain else 0) + (2 if r == "D2" else 4)
+            if k.draw and self.R.ruling["last_card_draws"]:
+                # a last Wild Reverse Draw Four: no reverse event, its draw goes to the
+                # next player in the new direction (docs/trace.md §3)
+                total = (chain[0] if chain else 0) + k.draw
                 length = (chain[1] if chain else 0) + 1
-                cause = ("draw2" if r == "D2" else "wd4") if length == 1 else "stack"
-                self.read_draw(self.nxt(p), cause, n=total)
+                v = self.nxt(p, -self.dir if k.reverse else self.dir)
+                self.read_draw(v, self.cause(card, length), n=total)
+                self.mercy([v], end=False)
             self.expect_end(p, f"(seat {p} played its last card)")
             return None
-        if self.R.seven_o and r == "7":
+        if k.reverse and (k.draw or not (len(self.active) == 2 and self.R.two_player_reverse)):
+            self.turn_back()
+            if not k.draw:
+                return self.done(self.nxt(p))
+        if (self.R.seven_o and r == "7" and is_number(card)) or k.swap:
             e = self.expect("swap", "(Seven-O)", a=p)
             b = e["b"]
             if b == p or b not in self.active_set:
@@ -1043,7 +1127,9 @@ class _Replay:
             if self.R.ruling["seven_o_swap"] == "next" and b != self.nxt(p):
                 self.bad(f"seven_o_swap next: seat {p} swaps with {b}, not {self.nxt(p)}")
             self.hands[p], self.hands[b] = self.hands[b], self.hands[p]
-        elif self.R.seven_o and r == "0":
+            if self.mercy([p, *self.others(p)]):
+                return None
+        elif (self.R.seven_o and r == "0" and is_number(card)) or k.rotate:
             e = self.expect("rotate", "(Seven-O)")
             d = 1 if self.R.ruling["seven_o_pass"] == "left" else self.dir
             if e["direction"] != d:
@@ -1051,67 +1137,166 @@ class _Replay:
             old = {s: self.hands[s] for s in self.active}
             for s in self.active:
                 self.hands[self.nxt(s, d)] = old[s]
-        elif r == "S":
+            if self.mercy([p, *self.others(p)]):
+                return None
+        elif k.until:
+            return self.roulette(p)
+        elif k.draw:
+            return self.penalty(p, card, chain)
+        elif k.skip_all:
+            self.expect("skip_all", "(Skip Everyone)", p=p)
+            for s in self.others(p):
+                self.expect("skip", "(Skip Everyone)", p=s)
+            return self.done(p)
+        elif k.skip:
             v = self.nxt(p)
             self.expect("skip", "(Skip)", p=v)
             return self.done(self.nxt(v))
-        elif r == "R":
-            if len(self.active) == 2 and self.R.two_player_reverse:
-                self.expect("skip", "(two-player Reverse)", p=self.nxt(p))
-                return self.done(p)
-            self.dir = -self.dir
-            e = self.expect("reverse")
-            if e["direction"] != self.dir:
-                self.abort(f"reverse.direction is {e['direction']}, expected {self.dir}")
-            return self.done(self.nxt(p))
-        elif r in ("D2", "WD4"):
-            return self.penalty(p, card, chain)
+        elif k.reverse:  # two_player_reverse: a Reverse acts as a Skip
+            self.expect("skip", "(two-player Reverse)", p=self.nxt(p))
+            return self.done(p)
         return self.done(self.nxt(p))
 
-    def penalty(self, p: int, card: str, chain: tuple[int, int] | None) -> int | None:
-        """The next player's answer to a Draw Two or WD4: accept, challenge or stack."""
-        d2 = rank_of(card) == "D2"
-        total = (chain[0] if chain else 0) + (2 if d2 else 4)
-        length = (chain[1] if chain else 0) + 1
-        illegal = (not d2) and self.wd4_illegal
-        self.wd4_illegal = False
-        return self.face(self.nxt(p), p, d2, total, length, illegal, False)
+    def turn_back(self) -> None:
+        """A ``reverse`` effect: the direction flips and a ``reverse`` event says so."""
+        self.dir = -self.dir
+        e = self.expect("reverse")
+        if e["direction"] != self.dir:
+            self.abort(f"reverse.direction is {e['direction']}, expected {self.dir}")
 
-    def face(self, v: int, p: int, d2: bool, total: int, length: int, illegal: bool,
+    def cause(self, card: str, length: int) -> str:
+        """docs/trace.md §3: a single colored draw card's penalty is ``draw2``, a wild's
+        ``wd4`` (whatever their amounts), a stack of two or more ``stack``."""
+        return ("wd4" if is_wild(card) else "draw2") if length == 1 else "stack"
+
+    def discard_color(self, p: int, card: str) -> None:
+        """Discard All (``discard_color``): every card of the played card's color in the
+        hand goes under the played card, which stays on top (docs/rules.md §11)."""
+        col = color_of(card)
+        held = Counter({c: n for c, n in self.hands[p].items() if n > 0 and color_of(c) == col})
+        if not self.is_(self.peek(), "discard", p=p):
+            if held:
+                self.abort(f"seat {p} plays {card} holding {sorted(held.elements())} of its "
+                           f"color; expected a discard event")
+            return
+        e = self.take()
+        got = e["cards"]
+        if not isinstance(got, list) or Counter(got) != held:
+            self.abort(f"discard.cards is {got}; seat {p} holds {sorted(held.elements())} of "
+                       f"color {col}")
+        for c in got:
+            self.take_card(p, c)
+        self.discard[-1:-1] = got
+
+    def roulette(self, p: int) -> int | None:
+        """Wild Color Roulette (``draw_until_color``): the next player names a color, draws
+        until a card of it comes, keeps them and loses the turn (docs/rules.md §11)."""
+        v = self.nxt(p)
+        e = self.peek()
+        named = e["color"] if e and self.is_(e, "draw", p=v, cause="draw_until_color") else None
+        if named is not None:
+            if named not in COLORS:
+                self.abort(f"draw_until_color names {named!r}, not a color")
+            self.color = named
+        self.read_draw(v, "draw_until_color", stop=lambda c, _h: color_of(c) == named)
+        if self.mercy([v]):
+            return None
+        if v not in self.active_set:
+            return self.done(self.nxt(v))
+        self.expect("skip", "(after a draw_until_color)", p=v)
+        return self.done(self.nxt(v))
+
+    def mercy(self, seats: list[int], end: bool = True) -> bool:
+        """The mercy rule (docs/rules.md §11): each of ``seats`` (in that order) holding
+        ``mercy_limit`` cards or more is out, its hand under the discard pile. True when
+        one player is left and the round ended (unless ``end`` is False: the caller ends
+        it)."""
+        lim = self.R.mercy_limit
+        for s in seats:
+            nx = self.peek()
+            held = self.hands[s].total()
+            if not lim or held < lim or s not in self.active_set:
+                if self.is_(nx, "out", p=s):
+                    self.abort(f"out: seat {s} holds {held} card(s), the mercy limit is "
+                               f"{lim or 'off'}", self.i)
+                continue
+            e = self.expect("out", f"(seat {s} holds {held} cards, mercy limit {lim})", p=s)
+            if e["reason"] != "mercy" or e["to"] != "discard_bottom":
+                self.bad(f"out.reason {e['reason']!r} / out.to {e['to']!r}, expected 'mercy' / "
+                         "'discard_bottom'")
+            got = e["cards"]
+            if not isinstance(got, list) or Counter(got) != self.hands[s]:
+                self.abort(f"out.cards is {got}; seat {s} holds "
+                           f"{sorted(self.hands[s].elements())}")
+            self.discard[:0] = got
+            self.hands[s] = Counter()
+            self.active = [a for a in self.active if a != s]
+            self.active_set.discard(s)
+        nx = self.peek()
+        if nx is not None and self.is_(nx, "out"):
+            self.abort(f"out event for seat {nx.get('p')} where none is due", self.i)
+        if end and len(self.active) == 1:
+            self.expect_end(self.active[0], "(the last player standing, mercy rule)")
+            return True
+        return False
+
+    def penalty(self, p: int, card: str, chain: tuple[int, int] | None) -> int | None:
+        """The next player's answer to a draw card: accept, challenge or stack."""
+        k = self.kinds[card]
+        total = (chain[0] if chain else 0) + k.draw
+        length = (chain[1] if chain else 0) + 1
+        illegal = k.cond and self.wd4_illegal
+        self.wd4_illegal = False
+        self.pend_value = k.stack
+        return self.face(self.nxt(p), p, card, total, length, illegal, False)
+
+    def face(self, v: int, p: int, card: str, total: int, length: int, illegal: bool,
              deflected: bool) -> int | None:
-        """Seat ``v`` faces the pending draw (of ``p``'s card): accept, challenge, stack
+        """Seat ``v`` faces the pending draw (of ``p``'s ``card``): accept, challenge, stack
         or deflect."""
         R = self.R
-        can_stack = (R.d2_on_d2 or R.wd4_on_d2) if d2 else (R.wd4_on_wd4 or R.d2_on_wd4)
+        d2 = not is_wild(card)
+        k = self.kinds[card]
+        if R.value_stacking:
+            can_stack = True
+        else:
+            can_stack = (R.d2_on_d2 or R.wd4_on_d2) if d2 else (R.wd4_on_wd4 or R.d2_on_wd4)
         can_stack = can_stack or R.ruling["deflect"]
         nx = self.peek()
         if self.is_(nx, "challenge"):
             e = self.take()
-            if d2 or length > 1 or deflected:
+            if not k.chal or length > 1 or deflected:
                 self.abort(
-                    "challenge of a card that cannot be challenged (only a WD4 that "
-                    "starts a chain can be, never a deflected one)"
+                    "challenge of a card that cannot be challenged (only a challengeable card "
+                    "that starts a chain can be, never a deflected one)"
                 )
             if not R.ruling["challenge"] or R.ruling["wd4_unrestricted"]:
                 self.abort("challenge, but the rulings remove the challenge")
+            if not R.challenge_on:
+                self.abort("challenge, but the edition has challenge: false")
             if e["p"] != v or e["target"] != p:
                 self.abort(f"challenge by {e['p']} of {e['target']}; expected {v} of {p}")
             if v in self.random_seats:
                 self.bad(f"random policy: seat {v} challenges")
             if e["success"] != illegal:
                 self.bad(
-                    f"challenge.success is {e['success']} but the WD4 was "
+                    f"challenge.success is {e['success']} but the {card} was "
                     f"{'illegal' if illegal else 'legal'}"
                 )
             if illegal:
-                self.read_draw(p, "challenge", n=4)
+                self.read_draw(p, "challenge", n=k.draw)
+                if self.mercy([p]):
+                    return None
                 return v  # the challenger takes a normal turn
-            self.read_draw(v, "challenge", n=6)
-            self.expect("skip", "(failed challenge)", p=v)
+            self.read_draw(v, "challenge", n=k.draw + 2)
+            if self.mercy([v]):
+                return None
+            if v in self.active_set:
+                self.expect("skip", "(failed challenge)", p=v)
             return self.done(self.nxt(v))
         if illegal and not self.allow_bluffs:
             held = "the active color" + (" or a wild" if R.wd4_wilds_block else "")
-            self.bad(f"illegal WD4: seat {p} held {held} and nobody challenged", self.wd4_idx)
+            self.bad(f"illegal {card}: seat {p} held {held} and nobody challenged", self.wd4_idx)
         if can_stack and self.is_(nx, "turn", p=v):
             if self.turns >= R.max_turns:
                 self.abort("a stacking turn starts after max_turns turns")
@@ -1124,17 +1309,22 @@ class _Replay:
                     self.abort(f"stacking turn of seat {v} without a play and without a slip")
                 if self.stackable(v, d2) is not None:
                     self.bad(f"seat {v} accepts after its slip while it can still stack")
-                cause = ("draw2" if d2 else "wd4") if length == 1 else "stack"
-                self.read_draw(v, cause, n=total)
-                self.expect("skip", f"(after drawing the {cause} penalty)", p=v)
-                return self.done(self.nxt(v))
+                return self.accept(v, card, total, length)
             e = self.expect("play", "(stacking)", p=v)
             s_card = e["card"]
-            if s_card not in TOKENS or self.hands[v][s_card] <= 0:
+            if s_card not in self.tokens or self.hands[v][s_card] <= 0:
                 self.abort(f"seat {v} stacks {s_card}, which it does not hold")
             top = self.discard[-1]
-            sr = rank_of(s_card)
-            if sr == "D2":
+            ks = self.kinds[s_card]
+            s_wild = is_wild(s_card)
+            if R.value_stacking and ks.draw:
+                if ks.stack < self.pend_value:
+                    self.bad(f"{s_card} (draw value {ks.stack}) stacked on {top} (draw value "
+                             f"{self.pend_value}): value stacking needs an equal or higher one")
+                if ks.cond and not self.wd4_ok(self.without(v, s_card)) \
+                        and not self.allow_bluffs:
+                    self.bad(f"illegal stacked {s_card}: seat {v} holds the active color")
+            elif ks.draw and not s_wild and not R.value_stacking:
                 if d2 and not R.d2_on_d2:
                     self.bad("Draw Two stacked on Draw Two, draw_two_on_draw_two is off")
                 if not d2:
@@ -1142,25 +1332,26 @@ class _Replay:
                         self.bad("Draw Two stacked on WD4, draw_two_on_wd4 is off")
                     if color_of(s_card) != self.color:
                         self.bad(f"stacked {s_card} does not match the named color {self.color}")
-            elif sr == "WD4":
+            elif ks.draw and s_wild and not R.value_stacking:
                 if d2 and not R.wd4_on_d2:
                     self.bad("WD4 stacked on Draw Two, wd4_on_draw_two is off")
                 if not d2 and not R.wd4_on_wd4:
                     self.bad("WD4 stacked on WD4, wd4_on_wd4 is off")
-                if not self.wd4_ok(self.without(v, s_card)) and not self.allow_bluffs:
+                if ks.cond and not self.wd4_ok(self.without(v, s_card)) \
+                        and not self.allow_bluffs:
                     self.bad(
-                        f"illegal stacked WD4: seat {v} holds the active color {self.color}"
+                        f"illegal stacked {s_card}: seat {v} holds the active color {self.color}"
                         f"{' or a wild' if R.wd4_wilds_block else ''}"
                     )
-            elif sr in ("S", "R") and R.ruling["deflect"]:
+            elif not s_wild and (ks.skip or ks.reverse) and R.ruling["deflect"]:
                 if color_of(s_card) != self.color:
                     self.bad(f"seat {v} deflects with {s_card}; active color is {self.color}")
                 if not self.finish_ok(s_card, self.without(v, s_card)):
                     self.bad(f"no_action_finish: seat {v} deflects with its last card")
                 self.apply_play(e, v)
-                return self.deflected(v, s_card, d2, total, length)
+                return self.deflected(v, s_card, card, total, length)
             else:
-                self.abort(f"seat {v} stacks {s_card} on {top}; only Draw Two / WD4 stack")
+                self.abort(f"seat {v} stacks {s_card} on {top}; only a draw card stacks")
             if not self.finish_ok(s_card, self.without(v, s_card)):
                 self.bad(f"no_action_finish: seat {v} stacks {s_card} as its last card")
             self.apply_play(e, v)
@@ -1188,55 +1379,65 @@ class _Replay:
                 self.bad(
                     f"random policy: seat {v} accepts the penalty holding the stackable {c}", self.i
                 )
-        cause = ("draw2" if d2 else "wd4") if length == 1 else "stack"
-        self.read_draw(v, cause, n=total)
-        self.expect("skip", f"(after drawing the {cause} penalty)", p=v)
+        return self.accept(v, card, total, length)
+
+    def accept(self, v: int, card: str, total: int, length: int) -> int | None:
+        """Seat ``v`` draws the pending total and loses the turn; the mercy rule may put
+        it out instead (no ``skip`` then)."""
+        self.read_draw(v, self.cause(card, length), n=total)
+        if self.mercy([v]):
+            return None
+        if v in self.active_set:
+            self.expect("skip", f"(after drawing the {self.cause(card, length)} penalty)", p=v)
         return self.done(self.nxt(v))
 
-    def deflected(self, v: int, card: str, d2: bool, total: int, length: int) -> int | None:
+    def deflected(self, v: int, card: str, pending: str, total: int, length: int) -> int | None:
         """deflect (§12): a Reverse sends the draw back in the new direction, a Skip on
         to the player after ``v``; the total moves on unchanged."""
         R = self.R
         left = self.hands[v].total()
         if left == 1:
             self.uno(v)
-        back = rank_of(card) == "R"
+        back = self.kinds[card].reverse
         if left == 0:
-            cause = ("draw2" if d2 else "wd4") if length == 1 else "stack"
             if R.ruling["last_card_draws"]:
-                self.read_draw(self.nxt(v, -self.dir if back else self.dir), cause, n=total)
+                self.read_draw(self.nxt(v, -self.dir if back else self.dir),
+                               self.cause(pending, length), n=total)
             self.expect_end(v, f"(seat {v} deflected with its last card)")
             return None
         if back:
-            self.dir = -self.dir
-            e = self.expect("reverse", "(deflect)")
-            if e["direction"] != self.dir:
-                self.abort(f"reverse.direction is {e['direction']}, expected {self.dir}")
-        return self.face(self.nxt(v), v, d2, total, length, False, True)
+            self.turn_back()
+        return self.face(self.nxt(v), v, pending, total, length, False, True)
 
     def stackable(self, v: int, on_d2: bool) -> str | None:
-        """A card seat ``v`` could legally stack on (or deflect) the pending Draw Two / WD4."""
+        """A card seat ``v`` could legally stack on (or deflect) the pending draw."""
         R = self.R
         for c in self.hands[v]:
             if not self.finish_ok(c, self.without(v, c)):
                 continue
-            if R.ruling["deflect"] and rank_of(c) in ("S", "R") and color_of(c) == self.color:
+            k = self.kinds[c]
+            if R.ruling["deflect"] and not is_wild(c) and (k.skip or k.reverse) \
+                    and color_of(c) == self.color:
                 return c
-            if rank_of(c) == "D2" and (
+            if not k.draw or (k.cond and not self.wd4_ok(self.without(v, c))):
+                continue
+            if R.value_stacking:
+                if k.stack >= self.pend_value:
+                    return c
+            elif not is_wild(c) and (
                 R.d2_on_d2 if on_d2 else R.d2_on_wd4 and color_of(c) == self.color
             ):
                 return c
-            if c == "WD4" and (R.wd4_on_d2 if on_d2 else R.wd4_on_wd4):
-                if self.wd4_ok(self.without(v, c)):
-                    return c
+            elif is_wild(c) and (R.wd4_on_d2 if on_d2 else R.wd4_on_wd4):
+                return c
         return None
 
-    def special(self, p: int) -> None:
+    def special(self, p: int, card: str) -> None:
         """The edition special wild's effect and the draws it causes (docs/rules.md §4)."""
         e = self.expect("special", p=p)
-        if e["card"] != "WX":
-            self.bad(f"special.card is {e['card']}, expected WX")
-        sp = self.R.special
+        if e["card"] != card:
+            self.bad(f"special.card is {e['card']}, expected {card}")
+        sp = self.kinds[card].special
         others = self.others(p)
         t, out = e["target"], e["outcome"]
         if sp == "movie_madness":
@@ -1396,12 +1597,17 @@ class _Replay:
             )
         self.round_end = (winner, pts)
 
+    def hand_points(self, hand: Counter[str], special_points: int) -> int:
+        """docs/rules.md §1, §11: each kind's listed points (a special wild's from the rules)."""
+        return sum(n * (special_points if (pt := self.kinds[c].points) is None else pt)
+                   for c, n in hand.items())
+
     def round_points(self, w: int | None) -> int:
         """docs/rules.md §5: what the round scores; a stalemate scores nothing."""
         if w is None:
             return 0
         sp = self.R.special_points
-        pts = [hand_points(h, sp) for h in self.hands]
+        pts = [self.hand_points(h, sp) for h in self.hands]
         if self.R.scoring == "partners" and self.players == 4:
             return pts[(w + 1) % 4] + pts[(w + 3) % 4]
         if self.R.scoring in ("lowest", "elimination"):
@@ -1420,7 +1626,7 @@ class _Replay:
                 g.scores[(w + 2) % 4] += pts
             elif g.scoring in ("lowest", "elimination"):
                 for s in range(self.players):
-                    g.scores[s] += hand_points(self.hands[s], sp)
+                    g.scores[s] += self.hand_points(self.hands[s], sp)
             else:
                 g.scores[w] += pts
         nx = self.peek()

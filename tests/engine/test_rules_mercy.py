@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from replay_checker import check_trace
 
 from tests.rules_helpers import Round, log
 from unosim.cli import main
@@ -241,7 +242,10 @@ def test_last_player_standing_wins_the_match_round() -> None:
 
 
 # --- the replay follows every new event, with every policy ------------------------------------
-def _replays(events: list[dict[str, Any]]) -> None:
+def _replays(events: list[dict[str, Any]], policies: Any = None) -> None:
+    """The independent checker, then the engine's own replay."""
+    res = check_trace(events, policies=policies)
+    assert res.ok, res.violations[:3]
     for e in events:  # the trace names a user edition; the replay finds its file
         if e["e"] == "deal":
             e["edition"] = str(SLOTS)
@@ -267,7 +271,7 @@ def test_every_policy_plays_and_replays(players: int) -> None:
         events = play_game(compile_config(validate_config(data)), seed)
         seen |= {e["e"] for e in events} | {e.get("cause", "") for e in events}
         try:
-            _replays(events)
+            _replays(events, ["random" if s == "random" else "other" for s in seats])
         except TraceReplayError as exc:
             raise AssertionError((seed, seats, str(exc))) from exc
     assert {"discard", "reverse", "swap"} <= seen
@@ -283,9 +287,23 @@ def test_no_mercy_every_policy_plays_and_replays(players: int) -> None:
         data["seats"] = [POLICIES[(seed + i) % len(POLICIES)] for i in range(players)]
         events = play_game(compile_config(validate_config(data)), seed)
         outs += sum(e["e"] == "out" for e in events)
+        res = check_trace(events, policies=["random" if s == "random" else "other"
+                                            for s in data["seats"]])
+        assert res.ok, (seed, data["seats"], res.violations[:3])
         tables, complete = replay(events)
         assert complete and len(tables) == len(events), (seed, data["seats"])
     assert outs > 0
+
+
+@pytest.mark.parametrize("edition", ["skip_everyone.yaml", "skip_everyone_added.yaml"])
+@pytest.mark.parametrize("players", [2, 4])
+def test_user_editions_pass_the_independent_checker(edition: str, players: int) -> None:
+    """The example user editions (docs/editions.md), random seats held to rules.md §7."""
+    cc = compile_config(load_config("classic", [f"edition={EXAMPLES / edition}",
+                                                f"players={players}"]))
+    for seed in range(4):
+        res = check_trace(play_game(cc, seed), policies="random")
+        assert res.ok, (seed, res.violations[:3])
 
 
 def test_no_mercy_composition() -> None:

@@ -87,8 +87,8 @@ def test_combinations_cover_all_subsets() -> None:
 
 def test_checker_learns_the_deck_from_the_deal() -> None:
     """docs/trace.md §4: the deal lists the edition's cards; the checker's deck is that
-    list (a deal that does not match it is reported), and a card kind it cannot replay
-    is named, not guessed."""
+    list (a deal that does not match it is reported), and an effect it cannot replay
+    (UNO Flip's ``flip``) is named, not guessed."""
     cc = compile_config(load_config("configs/classic.yaml", []))
     events = play_game(cc, 3)
     deal = events[0]
@@ -100,4 +100,8 @@ def test_checker_learns_the_deck_from_the_deal() -> None:
     new = [{**e, "cards": [*e["cards"], {"token": "SE", "count": 2, "points": 30,
                                          "effects": ["match", "skip_all"]}]}
            if e["e"] == "deal" else e for e in events]
-    assert any("card kind SE" in v for v in check_trace(new).violations)
+    assert any("deck has 116" in v for v in check_trace(new).violations)  # 8 SE not dealt
+    flip = [{**e, "cards": [*e["cards"], {"token": "F", "count": 2, "points": 20,
+                                          "effects": ["match", "flip"]}]}
+            if e["e"] == "deal" else e for e in events]
+    assert any("card kind F has the effect 'flip'" in v for v in check_trace(flip).violations)
