@@ -139,6 +139,7 @@ def test_warm_compiles_the_facade_too() -> None:
     ("classic", ["seats=[ismcts, random, random, random]"], {"habits", "ismcts", "known"}),
     ("disney100", [], {"specials"}),
     ("encanto", ["policy=greedy"], {"habits", "specials"}),
+    ("no_mercy", [], {"effects"}),
 ])
 def test_each_config_names_the_parts_it_reaches(config: str, overrides: list[str],
                                                 features: set[str]) -> None:
@@ -178,12 +179,15 @@ simulate(compile_config(load_config("classic")), seed=1, start=0, count=2)
 @pytest.mark.slow  # 15 s: compiles the engine in a child
 def test_classic_with_random_seats_compiles_no_optional_part(tmp_path: Path) -> None:
     """From an empty cache: the search player, the habit policies, the special wilds,
-    the known-cards record and the trace writer are never compiled (no cache entry)."""
+    the known-cards record, the trace writer and section 11's effects are never
+    compiled (no cache entry)."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     subprocess.run([sys.executable, "-c", _FIRST_RUN], env=env, check=True)
     compiled = {p.name.split("-")[0] for p in tmp_path.rglob("*.nbi")}
     assert "batch.run_games" in compiled and "rules.apply_legal" in compiled
     for part in ("ismcts.ismcts_action", "ismcts.search", "habits.habit_action",
                  "habits.turn_card", "specials.do_special", "specials.wishing_star",
-                 "known.known_play", "known.reset_known", "events.emit", "events.log_card"):
+                 "known.known_play", "known.reset_known", "events.emit", "events.log_card",
+                 "rules.resolve_effects", "rules.mercy", "rules.roulette",
+                 "effects.discard_color", "effects.knock_out", "effects.draw_until_color"):
         assert part not in compiled

@@ -17,7 +17,7 @@ writing its trace event:
 from __future__ import annotations
 
 from unosim.engine.events import emit, log_card
-from unosim.engine.jit import jit
+from unosim.engine.jit import flag, jit, optional
 from unosim.engine.known import known_play
 from unosim.engine.state import (
     C_MERCY,
@@ -25,6 +25,7 @@ from unosim.engine.state import (
     C_NK,
     C_PLAYERS,
     CAUSE_DRAW_UNTIL,
+    EFFECTS,
     EV_DISCARD,
     EV_OUT,
     H_SIZE,
@@ -56,8 +57,16 @@ def under_top(S: State, k: int, n: int) -> None:
         piles[1, nd - 1 + i] = k
     s[S_NDISC] = nd + n
 
+# Section 11's code in the turn flow: ``if effects_on(C) and ...`` compiles away for a
+# table that cannot reach it (classic), leaving the kernel it had before section 11.
+effects_on = flag(EFFECTS)
 
-@jit
+
+def _no_discard(S: State, C: Config, p: int, k: int) -> None:
+    return None  # unreached: a config without the EFFECTS feature has no Discard All
+
+
+@optional(EFFECTS, _no_discard)
 def discard_color(S: State, C: Config, p: int, k: int) -> None:
     """Discard All: ``p``'s cards of ``k``'s color go under ``k`` (on top of the pile)."""
     hands = S.hands

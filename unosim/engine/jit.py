@@ -201,6 +201,26 @@ def optional(feature: str, off: Callable[..., Any]) -> Callable[[F], F]:
     return wrap
 
 
+def flag(feature: str) -> Callable[[Any], bool]:
+    """``on(C)``: does the config record ``C`` carry ``feature``? In compiled code a
+    constant of ``C``'s type (inlined), so a branch it guards compiles away
+    where the feature is off and the code around it is the one it was without it."""
+    name = marker(feature)
+
+    def on(C: Any) -> bool:
+        return name in (getattr(getattr(C, "dtype", None), "names", None) or ())
+
+    @overload(on, inline="always")
+    def _on(C: Any) -> Callable[[Any], bool]:
+        value = uses(feature, C)
+
+        def const(C: Any) -> bool:
+            return value
+        return const
+
+    return on
+
+
 def is_compiled(entry: str = "batch.run_games") -> bool:
     """Does the cache for this code already hold ``entry`` (``module.function``)?
 

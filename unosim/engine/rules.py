@@ -53,9 +53,15 @@ from __future__ import annotations
 
 from numpy.typing import NDArray
 
-from unosim.engine.effects import discard_color, draw_until_color, knock_out, over_limit
+from unosim.engine.effects import (
+    discard_color,
+    draw_until_color,
+    effects_on,
+    knock_out,
+    over_limit,
+)
 from unosim.engine.events import emit
-from unosim.engine.jit import jit
+from unosim.engine.jit import jit, optional
 from unosim.engine.known import known_play, known_reveal, known_rotate, known_swap
 from unosim.engine.rng import chance
 from unosim.engine.rulings import (
@@ -111,6 +117,7 @@ from unosim.engine.state import (
     COLOR_FLIP,
     COLOR_PLAYED,
     COLOR_ROULETTE,
+    EFFECTS,
     EV_CHALLENGE,
     EV_END,
     EV_JUMP,
@@ -271,7 +278,7 @@ def can_stack(S: State, C: Config, p: int, k: int) -> bool:
     ci, s, fx = C.ci, S.s, C.fx
     if S.hands[p, k] <= 0 or fx[k, FX_DRAW] == 0 or (ruled(C) and not finish_ok(S, C, p, k)):
         return False
-    if ci[C_STACK_VALUE] != 0:
+    if effects_on(C) and ci[C_STACK_VALUE] != 0:
         # value stacking (docs/rules.md section 11): any color, an equal or higher draw value
         on = fx[k, FX_STACK] >= fx[s[S_PEND_KIND], FX_STACK]
         return on and (fx[k, FX_COND] == 0 or wd4_ok(S, C, p) or C.pp[p, P_BLUFF] > 0)
@@ -354,7 +361,7 @@ def end_round(S: State, C: Config, w: int) -> None:
     pts = round_points(S, C, w)
     st[R_WINNER] = w
     st[R_POINTS] = pts
-    if C.ci[C_MERCY] != 0:  # knocked out of this round only: still in the match
+    if effects_on(C) and C.ci[C_MERCY] != 0:  # knocked out of this round only: still in the match
         for q in range(C.ci[C_PLAYERS]):
             if S.seat[q, SEAT_MERCY] != 0:
                 S.seat[q, SEAT_MERCY] = 0
@@ -369,7 +376,7 @@ def begin_turn(S: State, C: Config, p: int) -> None:
     """A regular turn starts (or the round stalls at the turn cap, or ends with one
     player left under the mercy rule)."""
     s, st = S.s, S.st
-    if C.ci[C_MERCY] != 0:
+    if effects_on(C) and C.ci[C_MERCY] != 0:
         if s[S_NALIVE] <= 1:
             end_round(S, C, next_alive(S, C, p, 1) if S.seat[p, SEAT_ALIVE] == 0 else p)
             return
@@ -411,7 +418,7 @@ def start_play(S: State, C: Config, p: int, k: int) -> None:
     s[S_LASTP] = p
     s[S_LASTK] = k
     if c < 0:  # a wild: its player names the color
-        if C.fx[k, FX_DRAW_UNTIL] != 0:  # Color Roulette: its victim names the color
+        if effects_on(C) and C.fx[k, FX_DRAW_UNTIL] != 0:  # Color Roulette: its victim names the color
             after_choices(S, C)
             return
         s[S_PHASE] = PH_COLOR
@@ -480,7 +487,7 @@ def after_choices(S: State, C: Config) -> None:
     if act >= ACT_SPECIAL:
         do_special(S, C, p)
         act -= ACT_SPECIAL
-    if act == ACT_EFFECTS and C.fx[k, FX_DISCARD_COLOR] != 0:
+    if effects_on(C) and act == ACT_EFFECTS and C.fx[k, FX_DISCARD_COLOR] != 0:
         discard_color(S, C, p, k)  # before the UNO call and the last-card check
     if hands[p, H_SIZE] == 1:
         do_uno(S, C, p)
@@ -491,7 +498,7 @@ def after_choices(S: State, C: Config) -> None:
         dr = C.fx[k, FX_DRAW]
         if dr > 0:
             if not ruled(C) or ci[C_LAST_CARD_DRAWS] != 0:
-                if act == ACT_EFFECTS and C.fx[k, FX_REVERSE] != 0:
+                if effects_on(C) and act == ACT_EFFECTS and C.fx[k, FX_REVERSE] != 0:
                     victim = next_alive(S, C, p, -d)  # reverse, then the draw
                 total = s[S_PEND] + dr
                 chain = s[S_CHAIN] + 1
@@ -541,7 +548,7 @@ def after_choices(S: State, C: Config) -> None:
             s[S_DIR] = -d
             emit(S, EV_REVERSE, -d, 0, 0, 0, 0)
             s[S_NEXT] = next_alive(S, C, p, -d)
-    elif act == ACT_EFFECTS:
+    elif effects_on(C) and act == ACT_EFFECTS:
         resolve_effects(S, C, p, k, victim)
         return
     else:  # ACT_WILD
@@ -549,7 +556,25 @@ def after_choices(S: State, C: Config) -> None:
     resolved(S, C)
 
 
-@jit
+def _no_effects(S: State, C: Config, p: int, k: int, victim: int) -> None:
+    return None  # unreached: a config without the feature has no such kind
+
+
+def _no_roulette(S: State, C: Config, v: int) -> None:
+    return None  # unreached: only resolve_effects asks for a roulette's color
+
+
+def _no_mercy(S: State, C: Config, q: int) -> bool:
+    return False
+
+
+def _no_mercy_all(S: State, C: Config, p: int) -> None:
+    return None
+
+
+# Section 11's code sits behind the EFFECTS feature (unosim.engine.jit.optional):
+# a table that cannot reach it (classic) compiles none of it.
+@optional(EFFECTS, _no_effects)
 def resolve_effects(S: State, C: Config, p: int, k: int, victim: int) -> None:
     """A kind with section 11's effects or several actions (``ACT_EFFECTS``), in a
     fixed order: reverse, then a hand swap or rotation, a Color Roulette, a draw,
@@ -596,7 +621,7 @@ def resolve_effects(S: State, C: Config, p: int, k: int, victim: int) -> None:
     resolved(S, C)
 
 
-@jit
+@optional(EFFECTS, _no_roulette)
 def roulette(S: State, C: Config, v: int) -> None:
     """Color Roulette: ``v`` named the color; they draw until it comes and lose the turn."""
     s = S.s
@@ -607,7 +632,7 @@ def roulette(S: State, C: Config, v: int) -> None:
     resolved(S, C)
 
 
-@jit
+@optional(EFFECTS, _no_mercy)
 def mercy(S: State, C: Config, q: int) -> bool:
     """The mercy rule, after ``q`` took cards: out at the limit (docs/rules.md section 11)."""
     if over_limit(S, C, q):
@@ -616,7 +641,7 @@ def mercy(S: State, C: Config, q: int) -> bool:
     return False
 
 
-@jit
+@optional(EFFECTS, _no_mercy_all)
 def mercy_all(S: State, C: Config, p: int) -> None:
     """The mercy rule after hands moved: every seat at the limit, in turn order from ``p``."""
     if C.ci[C_MERCY] == 0:
@@ -823,7 +848,7 @@ def draw_for_turn(S: State, C: Config, p: int) -> None:
             break
     close_draw(S)
     S.voids[p, s[S_COLOR]] = 1  # public: p drew on this color (any card it keeps is not)
-    if C.ci[C_MERCY] != 0 and mercy(S, C, p):  # out before playing what came
+    if effects_on(C) and C.ci[C_MERCY] != 0 and mercy(S, C, p):  # out before playing what came
         s[S_NEXT] = next_alive(S, C, p, s[S_DIR])
         next_turn(S, C)
         return

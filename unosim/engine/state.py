@@ -38,6 +38,7 @@ from unosim.rules.editions import (
     wish_icon_mask,
 )
 from unosim.rules.effects import (
+    ACT_EFFECTS,
     FX_COND,
     FX_DRAW,
     FX_REVERSE,
@@ -401,7 +402,8 @@ KNOWN = "known"  # the known-cards record (read by the search player and the fa�
 SPECIALS = "specials"  # the editions' special wilds (a deck with WX cards)
 TRACE = "trace"  # the trace writer (a state built to be traced)
 RULINGS = "rulings"  # docs/rules.md §12 away from the printed rules (unosim.engine.rulings)
-FEATURES = (HABITS, ISMCTS, KNOWN, SPECIALS, TRACE, RULINGS)
+EFFECTS = "effects"  # docs/rules.md section 11: its kinds' effects, the mercy rule
+FEATURES = (HABITS, ISMCTS, KNOWN, SPECIALS, TRACE, RULINGS, EFFECTS)
 
 
 MARKER_PREFIX = "uses_"  # a variant's marker fields: its type, not its state
@@ -557,7 +559,7 @@ def config_dtype(pile: int, features: frozenset[str] = frozenset()) -> np.dtype:
 
 
 # Everything but the trace writer, which belongs to the state: what the façade compiles.
-ALL_CONFIG_FEATURES = frozenset({HABITS, ISMCTS, KNOWN, SPECIALS, RULINGS})
+ALL_CONFIG_FEATURES = frozenset({HABITS, ISMCTS, KNOWN, SPECIALS, RULINGS, EFFECTS})
 
 
 def rulings_used(ci: IntArray) -> bool:
@@ -593,7 +595,24 @@ def config_features(cc: KernelArrays) -> frozenset[str]:
         out.add(SPECIALS)
     if rulings_used(cc.ci):
         out.add(RULINGS)
+    if effects_used(cc):
+        out.add(EFFECTS)
     return frozenset(out)
+
+
+def effects_used(cc: KernelArrays) -> bool:
+    """Can a run of ``cc`` reach section 11's code (`unosim.engine.effects`, the mercy
+    rule, value stacking, a kind resolved effect by effect)? Classic cannot: it compiles none of it
+    (the first run's compile CPU, issue 19).
+
+    >>> from unosim.rules.config import load_config
+    >>> effects_used(compile_config(load_config("classic")))
+    False
+    >>> effects_used(compile_config(load_config("no_mercy")))
+    True
+    """
+    return bool(cc.ci[C_MERCY] != 0 or cc.ci[C_STACK_VALUE] != 0
+                or (action_codes(cc.effects) == ACT_EFFECTS).any())
 
 
 def wild_order(fx: IntArray, wild_base: int) -> list[int]:

@@ -31,7 +31,8 @@ __all__ = ["is_compiled", "prepare", "variant_name", "warm"]
 
 
 _LABELS = {"habits": "habit policies", "ismcts": "search player", "known": "known cards",
-           "specials": "special wilds", "trace": "trace writer"}
+           "specials": "special wilds", "trace": "trace writer", "rulings": "rulings",
+           "effects": "section 11 effects"}
 
 
 def variant_name(cc: KernelArrays) -> str:
