@@ -12,6 +12,7 @@ from unosim.analysis.summary import (
     SCHEMA_PATH,
     SCHEMA_VERSION,
     Matches,
+    Mercy,
     SpecialWild,
     Summary,
     summarize_run,
@@ -48,6 +49,7 @@ def test_the_typed_summary_has_the_schemas_fields(validator):
     assert list(Summary.__annotations__) == list(props)
     assert set(Matches.__annotations__) == set(props["matches"]["properties"])
     assert set(SpecialWild.__annotations__) == set(props["special"]["properties"])
+    assert set(Mercy.__annotations__) == set(props["mercy"]["properties"])
 
 
 @pytest.mark.parametrize(("config", "overrides", "games"), [

@@ -138,6 +138,15 @@ class SpecialWild(TypedDict):
     cards_drawn_per_round: float | None
 
 
+class Mercy(TypedDict):
+    """The mercy rule's knock-outs (docs/rules.md section 11): only for an edition
+    with a ``mercy_limit``."""
+
+    limit: int
+    outs_per_round: float | None
+    rounds_with_an_out: float | None
+
+
 class Matches(TypedDict, total=False):
     """Match mode's part of a summary (``ties`` and the shares: aggregates that count them)."""
 
@@ -179,6 +188,7 @@ class Summary(TypedDict, total=False):
     jumps: float | None
     swaps: float | None
     challenges: float | None
+    mercy: Mercy
     matches: Matches
     stop: SummaryStop
     seed: int
