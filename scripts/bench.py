@@ -54,8 +54,8 @@ _START = """
 import time
 t = time.perf_counter()
 from unosim.rules.config import load_config
-from unosim.engine.state import compile_config
-from unosim.engine.batch import simulate
+from unosim.engine.kernel.state import compile_config
+from unosim.engine.kernel.batch import simulate
 simulate(compile_config(load_config({cfg!r})), 1, 0, 1)
 print(time.perf_counter() - t)
 """
@@ -154,8 +154,8 @@ def cached_start() -> dict[str, float]:
 def kernel_rate(cfg_path: Path, seconds: float, overrides: list[str] | None = None
                 ) -> dict[str, float]:
     """Single-core ``simulate`` throughput after warm-up, in chunks like the runner's."""
-    from unosim.engine.batch import simulate
-    from unosim.engine.state import R_TURNS, alloc_state, compile_config
+    from unosim.engine.kernel.batch import simulate
+    from unosim.engine.kernel.state import R_TURNS, alloc_state, compile_config
     from unosim.rules.config import load_config
 
     cc = compile_config(load_config(cfg_path, overrides or []))
@@ -261,8 +261,8 @@ def _child_report(run: Path, out: Path) -> float:
 def plugin_speed(seconds: float) -> dict[str, float]:
     """Rounds/s of the plug-in path (Python game loop, façade, public views) with each
     example player at seat 0 of configs/classic.yaml, the other seats compiled."""
+    from unosim.engine.kernel.state import compile_config
     from unosim.engine.plugins import play_games
-    from unosim.engine.state import compile_config
     from unosim.rules.config import load_config
 
     cc = compile_config(load_config(CLASSIC))
@@ -284,7 +284,7 @@ YARDSTICK = "{policy: ismcts, params: {iterations: 1000, playout: cautious, prio
 def _search_speed(seat: str, seconds: float) -> tuple[float, float]:
     """(decisions/s, rounds/s) of ``seat`` at seat 0 of classic 4p, the others random."""
     from unosim.engine.game import Round
-    from unosim.engine.state import compile_config
+    from unosim.engine.kernel.state import compile_config
     from unosim.rules.config import load_config
 
     cc = compile_config(load_config(CLASSIC, [f"seats=[{seat}, random, random, random]"]))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from unosim.engine import state as L
+from unosim.engine.kernel import state as L
 from unosim.rules.cards import NK, suit_of
 
 SUITS = np.array([suit_of(k) for k in range(NK)])
@@ -13,7 +13,7 @@ SUITS = np.array([suit_of(k) for k in range(NK)])
 
 def redeal_hidden(S: L.State, players: int, p: int, gen: np.random.Generator) -> None:
     """Deal again every card ``p`` cannot see (the other hands, sizes kept, and the
-    draw pile), keeping the cards ``p`` knows where they are (`unosim.engine.known`),
+    draw pile), keeping the cards ``p`` knows where they are (`unosim.engine.kernel.known`),
     and flip whether a WD4 on the table was legal at random."""
     others = [q for q in range(players) if q != p and S.seat[q, L.SEAT_ALIVE]]
     nd = int(S.s[L.S_NDRAW])

@@ -15,7 +15,7 @@ from functools import cache
 from typing import Any
 
 from unosim.engine.game import Round
-from unosim.engine.state import CompiledConfig, compile_config
+from unosim.engine.kernel.state import CompiledConfig, compile_config
 from unosim.rules.config import load_config
 
 __all__ = [

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from unosim.engine.game import parse_action
-from unosim.engine.state import A_DRAW
+from unosim.engine.kernel.state import A_DRAW
 from unosim.env.spaces import encode_view, layout_of
 from unosim.rules.cards import NK
 

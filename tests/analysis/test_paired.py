@@ -11,8 +11,8 @@ import pytest
 
 from unosim.analysis.estimates import METRIC_BY_KEY, estimate
 from unosim.analysis.paired import PairMoments, holm, paired_diff, tost_p, verdict
-from unosim.engine import batch as B
-from unosim.engine.state import alloc_state, compile_config
+from unosim.engine.kernel import batch as B
+from unosim.engine.kernel.state import alloc_state, compile_config
 from unosim.rules.config import load_config
 from unosim.run import run_simulation
 from unosim.run.chunks import growing_plan

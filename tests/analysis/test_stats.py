@@ -506,7 +506,7 @@ def test_a_match_config_beside_round_configs_pairs_by_ratio() -> None:
     """compare classic match: the match side's games hold several rounds, so its
     per-round rates pair as ratios (the call with match=False used to raise)."""
     from unosim.analysis.paired import NGF, paired_diff
-    from unosim.engine import batch as B
+    from unosim.engine.kernel import batch as B
 
     rng = np.random.default_rng(9)
     fa = np.zeros((400, NGF), np.int64)

@@ -17,7 +17,7 @@ from unosim.analysis.summary import (
     Summary,
     summarize_run,
 )
-from unosim.engine import state as L
+from unosim.engine.kernel import state as L
 from unosim.rules.config import load_config
 from unosim.run import run_simulation
 

@@ -132,7 +132,7 @@ def test_every_play_of_a_trace_is_rebuilt(config: str, overrides: list[str]) -> 
     to it replayed exactly): the actor of each play is to act, with that play legal."""
     from unosim.cli.advise import round_at_event
     from unosim.engine.game import play_game
-    from unosim.engine.state import compile_config
+    from unosim.engine.kernel.state import compile_config
     from unosim.rules.config import load_config
 
     cc = compile_config(load_config(config, overrides))
@@ -164,7 +164,7 @@ def test_a_trace_position_carries_what_the_seat_was_shown() -> None:
     to act gave away, as the live round did."""
     from unosim.cli.advise import round_at_event
     from unosim.engine.game import Round
-    from unosim.engine.state import compile_config
+    from unosim.engine.kernel.state import compile_config
     from unosim.rules.config import load_config
 
     cc = compile_config(load_config("classic", ["house_rules.seven_o=true"]))

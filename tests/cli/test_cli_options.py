@@ -13,7 +13,7 @@ from click.testing import CliRunner
 import unosim.engine
 from unosim.cli import console, main, options
 from unosim.cli.console import COMPILE_NOTICE
-from unosim.engine import jit
+from unosim.engine.kernel import jit
 from unosim.rules.settings import setting_label, settings
 from unosim.run import BACKENDS
 
@@ -115,7 +115,7 @@ def _variant(cc: object) -> str:
     """The engine variant a compiled config runs: its record types."""
     from numba import typeof
 
-    from unosim.engine.batch import alloc_state, config_tuple
+    from unosim.engine.kernel.batch import alloc_state, config_tuple
 
     return repr((typeof(alloc_state(cc, trace=False)), typeof(config_tuple(cc))))
 

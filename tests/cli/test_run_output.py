@@ -17,8 +17,8 @@ from unosim.analysis.summary import (
     match_win_shares,
 )
 from unosim.cli import main
-from unosim.engine.batch import empty_aggregates
-from unosim.engine.state import compile_config
+from unosim.engine.kernel.batch import empty_aggregates
+from unosim.engine.kernel.state import compile_config
 from unosim.report.labels import difference_labels, variant_name
 from unosim.rules.config import load_config, name_slug
 

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from unosim import engine
-from unosim.engine import jit, state
-from unosim.engine.batch import simulate
-from unosim.engine.state import compile_config
+from unosim.engine.kernel import jit, state
+from unosim.engine.kernel.batch import simulate
+from unosim.engine.kernel.state import compile_config
 from unosim.rules.config import load_config
 
 
@@ -44,14 +44,21 @@ def _edit(paths: list[Path], name: str, old: str, new: str) -> None:
 
 def test_the_key_covers_state_cards_and_limits() -> None:
     names = {(p.parent.name, p.name) for p in jit.kernel_sources()}
-    assert {("engine", "state.py"), ("engine", "rules.py"), ("engine", "batch.py"),
+    assert {("kernel", "state.py"), ("kernel", "rules.py"), ("kernel", "batch.py"),
             ("rules", "cards.py"), ("rules", "limits.py")} <= names
-    assert ("engine", "game.py") not in names and ("engine", "trace.py") not in names
+    assert not {n for n in names if n[0] == "engine"}  # the façade and traces: Python
+
+
+def test_the_key_is_the_kernel_package() -> None:
+    """Every file of unosim/engine/kernel is in the key, and only those of the engine:
+    a module that joins the kernel joins the key by where it lives."""
+    keyed = {p for p in jit.kernel_sources() if p.parent == jit.KERNEL_DIR}
+    assert keyed == set(jit.KERNEL_DIR.glob("*.py"))
 
 
 def test_the_key_covers_every_rules_module_the_engine_imports() -> None:
     """The kernel freezes the iteration limit and the policy defaults from
-    rules/models.py (through engine/state.py); its text must be in the key.
+    rules/models.py (through engine/kernel/state.py); its text must be in the key.
     Failed before the key was derived from the engine's imports."""
     names = {(p.parent.name, p.name) for p in jit.kernel_sources()}
     assert ("rules", "models.py") in names
@@ -79,7 +86,7 @@ def _ast_rules_imports(path: Path) -> set[Path]:
 def test_the_text_scan_finds_the_imports_the_syntax_tree_has(tmp_path: Path) -> None:
     """The key's import scan reads text (fast at start-up); on every engine and rules
     source, and on the forms it must read, it finds what ``ast`` finds."""
-    for p in [*jit.ENGINE_DIR.glob("*.py"), *jit.RULES_DIR.glob("*.py")]:
+    for p in [*jit.KERNEL_DIR.glob("*.py"), *jit.RULES_DIR.glob("*.py")]:
         assert jit._rules_imports(p) == _ast_rules_imports(p), p.name
     forms = tmp_path / "forms.py"
     forms.write_text("from unosim.rules import (\n    cards,  # the deck\n    limits as lim,\n)\n"
@@ -170,8 +177,8 @@ def test_is_compiled_tells_variants_apart(monkeypatch: pytest.MonkeyPatch,
 
 _FIRST_RUN = """
 from unosim.rules.config import load_config
-from unosim.engine.state import compile_config
-from unosim.engine.batch import simulate
+from unosim.engine.kernel.state import compile_config
+from unosim.engine.kernel.batch import simulate
 simulate(compile_config(load_config("classic")), seed=1, start=0, count=2)
 """
 

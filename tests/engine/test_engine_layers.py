@@ -37,7 +37,7 @@ def test_engine_modules_import_no_upper_layer() -> None:
 
 
 def test_importing_the_engine_loads_no_upper_layer() -> None:
-    code = ("import sys, unosim.engine, unosim.engine.batch, unosim.engine.game, "
+    code = ("import sys, unosim.engine, unosim.engine.kernel.batch, unosim.engine.game, "
             "unosim.engine.trace, unosim.engine.warmup; "
             f"print(sorted(m for m in sys.modules if m.startswith({UPPER!r})))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

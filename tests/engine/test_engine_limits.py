@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 from replay_checker import check_trace
 
-from unosim.engine.batch import AGG_KEYS, REC_SEAT_POINTS, simulate
 from unosim.engine.game import play_game
-from unosim.engine.state import A_TARGET, NA, compile_config
+from unosim.engine.kernel.batch import AGG_KEYS, REC_SEAT_POINTS, simulate
+from unosim.engine.kernel.state import A_TARGET, NA, compile_config
 from unosim.rules.config import load_config
 from unosim.rules.limits import MAX_DECKS, MAX_PLAYERS, PLAYERS_PER_DECK
 

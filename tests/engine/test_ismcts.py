@@ -11,12 +11,12 @@ import pytest
 from hidden import SUITS, redeal_hidden
 from replay_checker import check_trace
 
-import unosim.engine.state as L
-from unosim.engine.batch import simulate
+import unosim.engine.kernel.state as L
 from unosim.engine.game import Round, play_game
-from unosim.engine.ismcts import determinize, finish, save_position
-from unosim.engine.policies import policy_action
-from unosim.engine.state import compile_config
+from unosim.engine.kernel.batch import simulate
+from unosim.engine.kernel.ismcts import determinize, finish, save_position
+from unosim.engine.kernel.policies import policy_action
+from unosim.engine.kernel.state import compile_config
 from unosim.rules.cards import NK
 from unosim.rules.config import ConfigError, config_to_dict, load_config, validate_config
 
@@ -164,7 +164,7 @@ def test_replays_through_the_checker(config: str, overrides: list[str]) -> None:
 def test_a_full_prior_weight_plays_the_prior_s_move() -> None:
     """``prior_weight: 1`` starts the prior's move a whole budget ahead: the search
     can never overturn it, so the seat plays exactly as the prior policy would."""
-    from unosim.engine.ismcts import prior_action
+    from unosim.engine.kernel.ismcts import prior_action
 
     seat = {"policy": "ismcts", "params": {"iterations": 20, "prior": "defender",
                                            "prior_weight": 1.0}}

@@ -1,4 +1,4 @@
-"""What a seat knows of other hands (`unosim.engine.known`): each reveal the rules
+"""What a seat knows of other hands (`unosim.engine.kernel.known`): each reveal the rules
 make, in a stacked position named after its rule, and the invariant that a seat
 never "knows" a card the other hand does not hold, over thousands of real turns."""
 
@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from rules_helpers import cfg, log, same
 
-from unosim.engine import state as L
-from unosim.engine.batch import simulate
 from unosim.engine.game import IllegalActionError, Round
-from unosim.engine.ismcts import determinize, finish, save_position
+from unosim.engine.kernel import state as L
+from unosim.engine.kernel.batch import simulate
+from unosim.engine.kernel.ismcts import determinize, finish, save_position
 from unosim.rules.cards import NK
 
 FILLER = ["B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9", "Y1", "Y2", "Y3"]

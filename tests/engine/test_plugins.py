@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 from replay_checker import check_trace
 
-from unosim.engine.batch import simulate
 from unosim.engine.game import play_game as compiled_game
+from unosim.engine.kernel.batch import simulate
+from unosim.engine.kernel.state import compile_config
 from unosim.engine.plugins import (
     PluginActionError,
     PluginError,
@@ -22,7 +23,6 @@ from unosim.engine.plugins import (
     plugin_seats,
 )
 from unosim.engine.replay import replay
-from unosim.engine.state import compile_config
 from unosim.engine.view import HIDDEN, PublicView
 from unosim.rules.config import load_config
 from unosim.rules.plugins import is_plugin_name
@@ -256,9 +256,9 @@ def test_plugin_seats_in_a_config_run_and_pair_through_the_runner() -> None:
     import numpy as np
 
     from unosim.analysis.paired import PairMoments, paired_diff
-    from unosim.engine.batch import NGF, simulate
+    from unosim.engine.kernel.batch import NGF, simulate
+    from unosim.engine.kernel.state import compile_config
     from unosim.engine.plugins import simulate_plugins
-    from unosim.engine.state import compile_config
     from unosim.rules.config import load_config
     from unosim.run.runner import run_lockstep
 

@@ -15,10 +15,10 @@ import pytest
 from rules_helpers import log
 
 from unosim.analysis.stats import wilson_interval
-from unosim.engine import state as L
-from unosim.engine.batch import COUNT_ROUNDS, simulate
 from unosim.engine.game import Round, action_name
-from unosim.engine.state import compile_config
+from unosim.engine.kernel import state as L
+from unosim.engine.kernel.batch import COUNT_ROUNDS, simulate
+from unosim.engine.kernel.state import compile_config
 from unosim.rules.config import (
     ConfigError,
     config_hash,

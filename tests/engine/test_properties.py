@@ -17,11 +17,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rules_helpers import all_cards, cfg, hand_pts
 
-from unosim.engine import state as L
 from unosim.engine.game import Round, play_game
-from unosim.engine.reference import uniform_card
-from unosim.engine.rules import can_play, can_stack
-from unosim.engine.state import compile_config
+from unosim.engine.kernel import state as L
+from unosim.engine.kernel.reference import uniform_card
+from unosim.engine.kernel.rules import can_play, can_stack
+from unosim.engine.kernel.state import compile_config
 from unosim.rules.cards import COLORS, DRAW2, NK, WD4, W, color_of, kind, suit_of, token
 from unosim.rules.config import load_config
 

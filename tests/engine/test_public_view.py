@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 from hidden import redeal_hidden
 
-from unosim.engine import state as L
 from unosim.engine.game import Round
-from unosim.engine.policies import policy_action
-from unosim.engine.state import compile_config
-from unosim.engine.table import top_card
+from unosim.engine.kernel import state as L
+from unosim.engine.kernel.policies import policy_action
+from unosim.engine.kernel.state import compile_config
+from unosim.engine.kernel.table import top_card
 from unosim.rules.cards import WD4
 from unosim.rules.config import config_to_dict, load_config, validate_config
 from unosim.rules.models import POLICY_NAMES
@@ -142,9 +142,9 @@ def test_policies_read_no_hidden_field() -> None:
     """The habit code never names the hidden scalars or the draw pile's cards."""
     from pathlib import Path
 
-    import unosim.engine.habits as habits
-    import unosim.engine.policies as policies
-    import unosim.engine.reference as reference
+    import unosim.engine.kernel.habits as habits
+    import unosim.engine.kernel.policies as policies
+    import unosim.engine.kernel.reference as reference
 
     for mod in (habits, policies, reference):
         text = Path(mod.__file__ or "").read_text()

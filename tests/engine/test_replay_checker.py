@@ -1334,7 +1334,7 @@ ENGINE_CONFIGS = [
 def test_engine_traces_replay(config: str, overrides: list[str]) -> None:
     """Real engine traces must replay cleanly."""
     from unosim.engine.game import play_game
-    from unosim.engine.state import compile_config
+    from unosim.engine.kernel.state import compile_config
     from unosim.rules.config import load_config
 
     path = Path(__file__).resolve().parents[2] / "configs" / config

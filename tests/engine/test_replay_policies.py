@@ -14,7 +14,7 @@ import pytest
 from replay_checker import check_trace
 
 from unosim.engine.game import play_game
-from unosim.engine.state import compile_config
+from unosim.engine.kernel.state import compile_config
 from unosim.rules.config import config_to_dict, load_config, validate_config
 
 HOUSE = ("stacking", "jump_in", "seven_o", "draw_until_play", "two_player_reverse")

@@ -13,9 +13,9 @@ from collections import Counter
 import pytest
 from rules_helpers import all_cards, card_points, cfg, deck_for, fresh_cfg, hand_pts, log, same
 
-from unosim.engine import state as L
 from unosim.engine.game import IllegalActionError, Round, play_game
-from unosim.engine.scoring import next_dealer, score_round
+from unosim.engine.kernel import state as L
+from unosim.engine.kernel.scoring import next_dealer, score_round
 from unosim.rules.cards import kind, token
 from unosim.rules.config import ConfigError, load_config
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from rules_helpers import cfg, deck_for, fresh_cfg, log, same
 
-from unosim.engine import state as L
 from unosim.engine.game import IllegalActionError, Round
+from unosim.engine.kernel import state as L
 from unosim.rules.cards import WX
 
 DISNEY = ["disney100", "disney_wish", "encanto"]

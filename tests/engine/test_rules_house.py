@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from rules_helpers import cfg, deck_for, fresh_cfg, log, same
 
-from unosim.engine import state as L
 from unosim.engine.game import IllegalActionError, Round
+from unosim.engine.kernel import state as L
 
 FILLER = ["B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9", "Y1", "Y2", "Y3"]
 D2D2 = "house_rules.stacking.draw_two_on_draw_two=true"

@@ -21,8 +21,8 @@ from replay_checker import check_trace
 from tests.rules_helpers import Round, log
 from unosim.cli import main
 from unosim.engine.game import play_game
+from unosim.engine.kernel.state import CompiledConfig, compile_config
 from unosim.engine.replay import TraceReplayError, replay
-from unosim.engine.state import CompiledConfig, compile_config
 from unosim.rules.config import load_config, validate_config
 from unosim.rules.editions import deck_counts, load_edition
 from unosim.rules.errors import ConfigError

@@ -14,7 +14,7 @@ import pytest
 from replay_checker import check_trace
 
 from unosim.engine.game import play_game
-from unosim.engine.state import compile_config
+from unosim.engine.kernel.state import compile_config
 from unosim.engine.trace import to_jsonl
 from unosim.rules.config import load_config
 

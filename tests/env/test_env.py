@@ -20,8 +20,8 @@ from pettingzoo.test import api_test, seed_test
 from replay_checker import assert_valid_trace
 
 import unosim.env  # noqa: F401  (registers unosim/UNO-v0 and python_unosim)
-from unosim.engine import state as L
 from unosim.engine.game import play_game
+from unosim.engine.kernel import state as L
 from unosim.engine.view import PublicLog, public_view
 from unosim.env import aec, encode_view, layout
 from unosim.env.single import UnoEnv
@@ -360,7 +360,7 @@ def test_vector_env_refuses_plugins():
 
 def test_opponents_take_a_configs_seat_specs():
     """The specs' parameters reach the compiled seats, as the config's own seats would."""
-    from unosim.engine.state import compile_config
+    from unosim.engine.kernel.state import compile_config
 
     vec = UnoVectorEnv(2, config="classic", opponents=SPECS, seat=1)
     cfg = load_config("classic")

@@ -28,11 +28,11 @@ def test_every_reader_path_still_holds() -> None:
 
 def test_a_broken_path_is_reported() -> None:
     rp = _script("reader_paths")
-    steps = [rp.Step("engine/policies.py", ("policy_action",), ""),
-             rp.Step("engine/habits.py", ("no_such_habit",), ""),
+    steps = [rp.Step("engine/kernel/policies.py", ("policy_action",), ""),
+             rp.Step("engine/kernel/habits.py", ("no_such_habit",), ""),
              rp.Step("report/charts.py", (), ""),
              rp.Step("engine/nowhere.py", (), "")]
-    assert rp.check(steps) == ["engine/habits.py: does not define no_such_habit",
+    assert rp.check(steps) == ["engine/kernel/habits.py: does not define no_such_habit",
                                "report/charts.py: not reached from the files before it",
                                "engine/nowhere.py: no such file"]
 

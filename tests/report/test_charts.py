@@ -13,8 +13,8 @@ from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
 from unosim.analysis.estimates import Estimate
-from unosim.engine.batch import simulate
-from unosim.engine.state import compile_config
+from unosim.engine.kernel.batch import simulate
+from unosim.engine.kernel.state import compile_config
 from unosim.report import charts, svg
 from unosim.report.format import pct, pct_ci
 from unosim.report.run_report import write_report

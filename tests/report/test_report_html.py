@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from unosim.engine.batch import simulate
-from unosim.engine.state import compile_config
+from unosim.engine.kernel.batch import simulate
+from unosim.engine.kernel.state import compile_config
 from unosim.report.compare import write_comparison
 from unosim.report.render import Doc
 from unosim.report.run_report import write_report

@@ -17,9 +17,9 @@ from unosim.analysis.estimates import per_round_estimate
 from unosim.cli import main as cli_main
 from unosim.cli.compare import compare_cmd
 from unosim.cli.sweep import sweep_cmd
-from unosim.engine import state as L
-from unosim.engine.batch import simulate
-from unosim.engine.state import compile_config
+from unosim.engine.kernel import state as L
+from unosim.engine.kernel.batch import simulate
+from unosim.engine.kernel.state import compile_config
 from unosim.report import charts
 from unosim.report.comparison import compare_runs, run_label
 from unosim.report.run_report import write_report

@@ -26,8 +26,8 @@ from test_browser import PNG_MAGIC, Browser, browser  # noqa: F401 (browser: the
 
 from unosim.cli.app import main
 from unosim.engine.game import play_game, traced_game
+from unosim.engine.kernel.state import compile_config
 from unosim.engine.replay import Table, TraceReplayError, replay
-from unosim.engine.state import compile_config
 from unosim.engine.trace import to_jsonl
 from unosim.report.viewer import (
     COLOR_WORDS,

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from unosim.engine import state as L
-from unosim.engine.state import compile_config
+from unosim.engine.kernel import state as L
+from unosim.engine.kernel.state import compile_config
 from unosim.rules.cards import NK, WX, kind
 from unosim.rules.config import (
     ConfigError,

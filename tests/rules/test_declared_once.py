@@ -11,8 +11,8 @@ from typing import get_args
 
 import numpy as np
 
-import unosim.engine.state as L
-from unosim.engine import ismcts
+import unosim.engine.kernel.state as L
+from unosim.engine.kernel import ismcts
 from unosim.rules import cards
 from unosim.rules.config import Behaviour, load_config
 from unosim.rules.editions import SPECIAL_RATE, Special

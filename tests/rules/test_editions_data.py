@@ -16,8 +16,8 @@ from click.testing import CliRunner
 
 from tests.rules_helpers import Round, log
 from unosim.cli import main
-from unosim.engine.batch import COUNT_ROUNDS, simulate
-from unosim.engine.state import compile_config
+from unosim.engine.kernel.batch import COUNT_ROUNDS, simulate
+from unosim.engine.kernel.state import compile_config
 from unosim.rules.cards import CLASSIC as CLASSIC_KINDS
 from unosim.rules.config import validate_config
 from unosim.rules.editions import (

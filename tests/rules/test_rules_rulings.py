@@ -11,7 +11,7 @@ from replay_checker import assert_valid_trace
 from rules_helpers import cfg, log
 
 from unosim.engine.game import IllegalActionError, Round, action_name, play_game
-from unosim.engine.state import compile_config
+from unosim.engine.kernel.state import compile_config
 from unosim.rules.config import load_config
 
 FILLER = ["B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9", "Y1", "Y2", "Y3"]

@@ -1,4 +1,4 @@
-"""The per-round counters are declared once (`unosim.engine.state.COUNTERS`): every
+"""The per-round counters are declared once (`unosim.engine.kernel.state.COUNTERS`): every
 declared counter reaches `Round.stats`, the records and ``summary.json``, and no place
 lists them by hand again."""
 
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import unosim
-import unosim.engine.state as L
+import unosim.engine.kernel.state as L
 from unosim.analysis.summary import SCHEMA_PATH, summarize_run
 from unosim.engine.game import Round
 from unosim.report.format import EVENT_LABELS

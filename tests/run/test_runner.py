@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from unosim.analysis.summary import summarize_run, summary_json
-from unosim.engine.batch import AGG_KEYS, simulate
-from unosim.engine.state import compile_config
+from unosim.engine.kernel.batch import AGG_KEYS, simulate
+from unosim.engine.kernel.state import compile_config
 from unosim.rules.config import load_config
 from unosim.run import (
     BackendError,

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from unosim.analysis import stats
-from unosim.engine import state as L
+from unosim.engine.kernel import state as L
 
 __all__ = [
     "BOOT",

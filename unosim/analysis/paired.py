@@ -40,7 +40,7 @@ from numpy.typing import NDArray
 
 from unosim.analysis import stats
 from unosim.analysis.estimates import Diff
-from unosim.engine import batch as B
+from unosim.engine.kernel import batch as B
 
 __all__ = [
     "DEFAULT_MARGINS",

@@ -22,7 +22,7 @@ this module, see `SCHEMA_PATH`), every mean is per round unless named otherwise:
 - ``stalemates`` ``{count, rate, low, high}``;
 - ``cards_played``, ``reshuffles``, ``jumps``, ``swaps``, ``challenges``: means;
 - ``draws_by_cause``: mean cards drawn per round for each cause of
-  ``engine.state.CAUSES``; ``special``: ``{card, plays_per_round,
+  ``engine.kernel.state.CAUSES``; ``special``: ``{card, plays_per_round,
   cards_drawn_per_round}`` (``card`` is the edition's special wild, or null);
 - ``matches`` (match mode only): ``{count, rounds_per_match, win_rate_by_seat,
   win_rate_by_policy, unfinished, margin, ties, win_share_by_seat,
@@ -54,7 +54,7 @@ import numpy as np
 
 from unosim._version import __version__
 from unosim.analysis.stats import Floats, ci_decimals, format_ci, summarize_hist, wilson_interval
-from unosim.engine import state as L
+from unosim.engine.kernel import state as L
 from unosim.rules.config import GameConfig, config_hash, config_to_dict
 from unosim.run.files import atomic_write
 
@@ -165,7 +165,7 @@ class Matches(TypedDict, total=False):
 class Summary(TypedDict, total=False):
     """``summary.json``: the fields of summary.schema.json (a test keeps the two alike).
 
-    Per-round counters land where `unosim.engine.state.COUNTERS` says, so the
+    Per-round counters land where `unosim.engine.kernel.state.COUNTERS` says, so the
     builder fills them by path; ``matches`` and ``stop`` are there only in
     match mode and with a precision target.
     """

@@ -3,7 +3,7 @@ with its chance of winning.
 
 The position is what one seat knows (its hand, the top card, every hand's
 size, optionally the cards played so far); the rest is dealt afresh for each
-playout (`unosim.engine.ismcts.action_values`), the same deal for every action,
+playout (`unosim.engine.kernel.ismcts.action_values`), the same deal for every action,
 so the estimates compare fairly. docs/ismcts.md describes the YAML.
 """
 
@@ -153,7 +153,7 @@ def build_round(data: object, seed: int) -> Round:
     Checked as strictly as a config: every key's type, the deck's counts, a
     colour for a wild on top, a direction of +-1, no round already won."""
     from unosim.engine.game import IllegalActionError, Round
-    from unosim.engine.state import compile_config
+    from unosim.engine.kernel.state import compile_config
     from unosim.rules.cards import CardError
     from unosim.rules.config import ConfigError, load_config
 
@@ -220,8 +220,8 @@ def advise(r: Round, playouts: int, precision: float | None, playout: str,
     """Each legal action's wins over its playouts, best first; with ``precision``,
     batches until every 95% interval's half-width is at most that (or ``playouts``)."""
     from unosim.analysis.stats import wilson_interval
-    from unosim.engine.ismcts import action_values
-    from unosim.engine.state import POLICY_CODE
+    from unosim.engine.kernel.ismcts import action_values
+    from unosim.engine.kernel.state import POLICY_CODE
 
     actions = np.array(r.legal_actions(), dtype=np.int64)
     wins = np.zeros(len(actions), dtype=np.int64)

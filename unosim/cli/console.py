@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 if TYPE_CHECKING:
-    from unosim.engine.state import CompiledConfig
+    from unosim.engine.kernel.state import CompiledConfig
     from unosim.rules.config import GameConfig
 
 __all__ = ["COMPILE_NOTICE", "EXIT_ERROR", "EXIT_SIGNAL", "CliError", "Command", "Group",
@@ -65,7 +65,7 @@ def compile_notice(quiet: bool = False, entry: str | None = None) -> None:
     (``module.function``) names what will compile, e.g. ``"rules.apply_action"``
     for the façade (default: the batch kernel of any config)."""
     if entry is not None:
-        from unosim.engine.jit import is_compiled as entry_compiled
+        from unosim.engine.kernel.jit import is_compiled as entry_compiled
 
         cached = entry_compiled(entry)
     else:
@@ -124,7 +124,7 @@ def compile_engines(cfgs: Iterable[GameConfig], quiet: bool = False) -> float:
     and before any worker starts, so that a study's workers only load the
     engine instead of each compiling it at once; the seconds spent compiling.
     A config with a plug-in seat is left to the façade (`compile_notice`)."""
-    from unosim.engine.state import compile_config
+    from unosim.engine.kernel.state import compile_config
     from unosim.rules.plugins import is_plugin_name
 
     seconds = 0.0

@@ -38,8 +38,8 @@ from unosim.cli.console import CliError, Command, compile_notice
 from unosim.rules.limits import MAX_GAMES, MAX_PLAYERS
 
 if TYPE_CHECKING:
+    from unosim.engine.kernel.state import CompiledConfig
     from unosim.engine.plugins import Seat
-    from unosim.engine.state import CompiledConfig
     from unosim.engine.view import PublicView
     from unosim.rules.editions import CardKind, Special
     from unosim.rules.models import HouseRules
@@ -302,7 +302,7 @@ def _may_bluff(cc: CompiledConfig, seat: int) -> CompiledConfig:
     """``cc`` with ``seat`` allowed to bluff a WD4 (a copy: compiled arrays are shared)."""
     import dataclasses
 
-    from unosim.engine.state import P_BLUFF
+    from unosim.engine.kernel.state import P_BLUFF
 
     pp = cc.pp.copy()
     pp[seat, P_BLUFF] = HUMAN_BLUFF_RATE

@@ -1,7 +1,7 @@
 """engine layer: the compiled rules and their Python façade.
 
 A config compiles only the parts of the engine it uses, once, into a disk
-cache (`unosim.engine.jit`). `is_compiled` tells whether a config's compiled
+cache (`unosim.engine.kernel.jit`). `is_compiled` tells whether a config's compiled
 kernel is already cached (None: any config's); `prepare` compiles one config's
 ahead of its run; `warm` compiles every variant the shipped configs use.
 """
@@ -11,13 +11,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from unosim.engine.state import KernelArrays
+    from unosim.engine.kernel.state import KernelArrays
 
 
 def is_compiled(cc: KernelArrays | None = None) -> bool:
     """Is the batch kernel for ``cc`` (None: for any config) in the cache?"""
     if cc is None:  # cheap: no engine import beyond the cache's location
-        from unosim.engine.jit import is_compiled as any_compiled
+        from unosim.engine.kernel.jit import is_compiled as any_compiled
 
         return any_compiled()
     from unosim.engine.warmup import is_compiled as variant_compiled

@@ -6,7 +6,7 @@ deck order, or from a given position), list the legal actions, apply one,
 read the state, and collect the trace events of docs/trace.md.
 
 >>> from unosim.rules.config import load_config
->>> from unosim.engine.state import compile_config
+>>> from unosim.engine.kernel.state import compile_config
 >>> cc = compile_config(load_config("configs/classic.yaml"))
 >>> r = Round.from_position(cc, hands=[["R7", "G2"], ["B1"], ["Y3"], ["Y9"]],
 ...                         draw=["B2", "B3"], discard=["R5"], color="R", player=0)
@@ -24,13 +24,13 @@ from typing import Any
 
 import numpy as np
 
-from unosim.engine import state as L
-from unosim.engine.batch import Tally, begin_game, end_round, next_round
-from unosim.engine.deal import deal, new_round, reset_state
-from unosim.engine.policies import policy_action
-from unosim.engine.rng import seed_game, seed_keys
-from unosim.engine.rules import apply_action, begin_turn, legal_actions
-from unosim.engine.state import (
+from unosim.engine.kernel import state as L
+from unosim.engine.kernel.batch import Tally, begin_game, end_round, next_round
+from unosim.engine.kernel.deal import deal, new_round, reset_state
+from unosim.engine.kernel.policies import policy_action
+from unosim.engine.kernel.rng import seed_game, seed_keys
+from unosim.engine.kernel.rules import apply_action, begin_turn, legal_actions
+from unosim.engine.kernel.state import (
     CompiledConfig,
     Config,
     State,
@@ -38,7 +38,7 @@ from unosim.engine.state import (
     config_tuple,
     copy_record,
 )
-from unosim.engine.table import add_card, hand_points
+from unosim.engine.kernel.table import add_card, hand_points
 from unosim.engine.trace import render_events
 from unosim.rules.cards import CLASSIC, COLORS, CardError, KindTable
 
@@ -215,7 +215,7 @@ class Round:
         scratch are not state between two actions, so they start empty).
 
         >>> from unosim.rules.config import load_config
-        >>> from unosim.engine.state import compile_config
+        >>> from unosim.engine.kernel.state import compile_config
         >>> r = Round.new(compile_config(load_config("classic")), seed=3)
         >>> c = r.clone()
         >>> c.play_out()
@@ -273,7 +273,7 @@ class Round:
         return [self.hand(p) for p in range(self.players)]
 
     def known(self, observer: int) -> list[list[str]]:
-        """The cards ``observer`` knows each seat holds (`unosim.engine.known`): the
+        """The cards ``observer`` knows each seat holds (`unosim.engine.kernel.known`): the
         hand it gave away in a Seven-O swap or rotation, a hand it saw by
         challenging, an icon card shown for a Wishing Star; its own seat is empty."""
         K, kinds = self.S.known[observer], self.cc.kinds
@@ -458,7 +458,7 @@ def drive_game(cc: CompiledConfig, keys: tuple[int, int], game: int,
                play_round: Callable[[Round], None] = Round.play_out,
                tally: Tally | None = None, events: list[dict] | None = None) -> Round:
     """Play game ``game`` of the stream keyed by ``keys`` (a round, or a whole match)
-    with the batch loop's own compiled steps (`unosim.engine.batch.begin_game`,
+    with the batch loop's own compiled steps (`unosim.engine.kernel.batch.begin_game`,
     ``end_round``, ``next_round``), each round played by ``play_round``; the finished
     `Round`. ``tally`` receives the game's aggregates, ``events`` (if given) the
     trace events as they are rendered (what an interrupted game had played)."""

@@ -12,7 +12,7 @@ A game's aggregates are recorded by the batch loop's own compiled recorders,
 so summaries and reports read them unchanged.
 
 >>> from unosim.rules.config import load_config
->>> from unosim.engine.state import compile_config
+>>> from unosim.engine.kernel.state import compile_config
 >>> cc = compile_config(load_config("classic"))
 >>> agg = play_games(cc, seed=1, start=0, count=3,
 ...                  plugins={0: "examples/policies/first_legal.py:FirstLegal"})
@@ -37,11 +37,11 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from unosim.engine import state as L
-from unosim.engine.batch import Tally, empty_aggregates
 from unosim.engine.game import IllegalActionError, Round, drive_game
-from unosim.engine.rng import seed_keys
-from unosim.engine.state import CompiledConfig, IntArray, compile_config
+from unosim.engine.kernel import state as L
+from unosim.engine.kernel.batch import Tally, empty_aggregates
+from unosim.engine.kernel.rng import seed_keys
+from unosim.engine.kernel.state import CompiledConfig, IntArray, compile_config
 from unosim.engine.view import PublicLog, PublicView, public_view
 from unosim.rules.cards import COLORS
 from unosim.rules.config import GameConfig
@@ -559,10 +559,10 @@ def play_game(cc: CompiledConfig, seed: int, game: int = 0,
 def play_games(cc: CompiledConfig, seed: int, start: int = 0, count: int = 1,
                plugins: Mapping[int, str | Seat | Any] | None = None,
                features: IntArray | None = None) -> dict[str, IntArray]:
-    """Aggregates (`unosim.engine.batch.empty_aggregates`) of games ``start ..
+    """Aggregates (`unosim.engine.kernel.batch.empty_aggregates`) of games ``start ..
     start+count-1``, plug-ins deciding at their seats (and each game's ``GF_*``
-    row in ``features``, as `unosim.engine.batch.simulate` gives them). Without
-    plug-ins the totals equal `unosim.engine.batch.simulate`'s."""
+    row in ``features``, as `unosim.engine.kernel.batch.simulate` gives them). Without
+    plug-ins the totals equal `unosim.engine.kernel.batch.simulate`'s."""
     seats = _bind(cc, plugins or {})
     agg = empty_aggregates(cc)
     if features is not None:
@@ -577,5 +577,5 @@ def play_games(cc: CompiledConfig, seed: int, start: int = 0, count: int = 1,
 def simulate_plugins(cc: CompiledConfig, seed: int, start: int, count: int,
                      plugins: Mapping[int, str | Seat | Any],
                      features: IntArray | None = None) -> tuple[dict[str, IntArray], None]:
-    """`play_games` shaped like `unosim.engine.batch.simulate` (no records)."""
+    """`play_games` shaped like `unosim.engine.kernel.batch.simulate` (no records)."""
     return play_games(cc, seed, start, count, plugins, features), None

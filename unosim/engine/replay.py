@@ -26,12 +26,12 @@ from typing import Any
 
 import numpy as np
 
-from unosim.engine import state as L
-from unosim.engine.deal import deal as deal_cards
-from unosim.engine.deal import reset_state
 from unosim.engine.game import IllegalActionError, Round
-from unosim.engine.scoring import next_dealer, score_round, start_match
-from unosim.engine.state import CompiledConfig, compile_config
+from unosim.engine.kernel import state as L
+from unosim.engine.kernel.deal import deal as deal_cards
+from unosim.engine.kernel.deal import reset_state
+from unosim.engine.kernel.scoring import next_dealer, score_round, start_match
+from unosim.engine.kernel.state import CompiledConfig, compile_config
 from unosim.rules.cards import CardError
 from unosim.rules.effects import FX_DRAW
 
@@ -135,7 +135,7 @@ class Follower:
     def permutation(r: Round, scratch: Round, n: int) -> np.ndarray:
         """Where ``r``'s next shuffle of ``n`` cards takes each (out[i] = in[perm[i]]),
         worked out on ``scratch`` (a clone of ``r``)."""
-        from unosim.engine.table import shuffle_row
+        from unosim.engine.kernel.table import shuffle_row
 
         S = scratch.S
         S.rng[:] = r.S.rng
@@ -147,7 +147,7 @@ class Follower:
         """Make ``r``'s next action reshuffle to ``want`` instead of ``got``: choose the
         stream (nothing else in a replay draws from it) so that the cards played in
         the action land where the trace has them, and order the rest of the discard."""
-        from unosim.engine.rng import seed_game
+        from unosim.engine.kernel.rng import seed_game
 
         S, n = r.S, len(want)
         nd0 = int(S.s[L.S_NDISC])

@@ -20,7 +20,7 @@ from typing import Any, BinaryIO, Protocol
 
 from numpy.typing import NDArray
 
-from unosim.engine.state import (
+from unosim.engine.kernel.state import (
     CAUSES,
     DRAW_UNTIL_CAUSE,
     EV_CHALLENGE,

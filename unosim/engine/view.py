@@ -8,7 +8,7 @@ the trace events (cards the seat cannot see become `HIDDEN`), and
 `public_view` reads the rest from the `Round`.
 
 >>> from unosim.rules.config import load_config
->>> from unosim.engine.state import compile_config
+>>> from unosim.engine.kernel.state import compile_config
 >>> from unosim.engine.game import Round
 >>> r = Round.from_position(compile_config(load_config("classic")),
 ...     hands=[["R7", "G2"], ["B1"], ["Y3"], ["Y9"]], draw=["B2"], discard=["R5"],
@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from unosim.engine import state as L
 from unosim.engine.game import PHASE_NAMES, Round
+from unosim.engine.kernel import state as L
 from unosim.rules.cards import CLASSIC, COLORS, KindTable
 
 __all__ = ["HIDDEN", "PublicLog", "PublicView", "public_view"]

@@ -1,7 +1,7 @@
 """Compile the engine ahead of the first run, and say how it goes.
 
 Each config compiles only the parts of the engine it reaches (a variant:
-`unosim.engine.state.config_features`), once, into the on-disk cache.
+`unosim.engine.kernel.state.config_features`), once, into the on-disk cache.
 `is_compiled` answers whether a config's variant is cached without loading
 it; `prepare` compiles it in this process (so a run's workers only load it,
 and the compile time is reported apart from the simulation). ``python -m unosim.engine.warmup`` (what ``make
@@ -17,9 +17,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from unosim.engine import jit
-from unosim.engine.batch import run_games, simulate
-from unosim.engine.state import (
+from unosim.engine.kernel import jit
+from unosim.engine.kernel.batch import run_games, simulate
+from unosim.engine.kernel.state import (
     CompiledConfig,
     KernelArrays,
     alloc_state,
@@ -44,7 +44,7 @@ def variant_name(cc: KernelArrays) -> str:
     >>> variant_name(compile_config(load_config("disney100", ["policy=greedy"])))
     'the rules, random seats, habit policies, special wilds'
     """
-    from unosim.engine.state import config_features
+    from unosim.engine.kernel.state import config_features
 
     return ", ".join(["the rules", "random seats",
                       *(_LABELS[f] for f in sorted(config_features(cc)))])

@@ -28,7 +28,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from unosim.engine import state as L
+from unosim.engine.kernel import state as L
 from unosim.env.table import Table, load
 from unosim.rules.config import GameConfig
 

@@ -28,8 +28,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from unosim.engine import state as L
 from unosim.engine.game import IllegalActionError
+from unosim.engine.kernel import state as L
 from unosim.engine.plugins import Seat, decide, load_policy
 from unosim.engine.view import PublicLog
 from unosim.env.multi import OBS_HIGH

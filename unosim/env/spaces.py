@@ -1,7 +1,7 @@
 """The observation and action encodings every environment shares (docs/env.md).
 
 One action space for every decision: the kernel's own action ids
-(`unosim.engine.state`), so an action an environment takes is the action the
+(`unosim.engine.kernel.state`), so an action an environment takes is the action the
 engine applies and the trace records, with no translation in between:
 
 ========================  ===========================================
@@ -23,7 +23,7 @@ edition's kind table ``K``). It is filled by one compiled function,
 fills it from a plug-in's `PublicView` through the same function.
 
 >>> from unosim.rules.config import load_config
->>> from unosim.engine.state import compile_config
+>>> from unosim.engine.kernel.state import compile_config
 >>> lay = layout(compile_config(load_config("two_player")))
 >>> lay.size, lay.offset("hand"), lay.offset("top"), lay.sizes["known"]
 (348, 0, 54, 108)
@@ -36,10 +36,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from unosim.engine import state as L
-from unosim.engine.jit import jit
-from unosim.engine.rules import is_legal
-from unosim.engine.state import KernelArrays
+from unosim.engine.kernel import state as L
+from unosim.engine.kernel.jit import jit
+from unosim.engine.kernel.rules import is_legal
+from unosim.engine.kernel.state import KernelArrays
 from unosim.engine.view import PublicView
 from unosim.rules.cards import CLASSIC, COLORS, KindTable
 

@@ -39,8 +39,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyspiel
 
-from unosim.engine import state as L
 from unosim.engine.game import action_name
+from unosim.engine.kernel import state as L
 from unosim.env.table import Record, Table, load
 from unosim.rules.limits import MAX_PLAYERS
 

@@ -27,14 +27,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from unosim.engine import state as L
-from unosim.engine.deal import new_round
 from unosim.engine.game import DRAIN_EVERY, Round, action_name, play_game
-from unosim.engine.jit import jit
-from unosim.engine.rng import seed_game, seed_keys
-from unosim.engine.rules import apply_action
-from unosim.engine.scoring import next_dealer, score_round, start_match
-from unosim.engine.state import CompiledConfig
+from unosim.engine.kernel import state as L
+from unosim.engine.kernel.deal import new_round
+from unosim.engine.kernel.jit import jit
+from unosim.engine.kernel.rng import seed_game, seed_keys
+from unosim.engine.kernel.rules import apply_action
+from unosim.engine.kernel.scoring import next_dealer, score_round, start_match
+from unosim.engine.kernel.state import CompiledConfig
 from unosim.env.spaces import Layout, encode, layout, legal_mask
 from unosim.rules.config import GameConfig, load_config, validate_config
 from unosim.rules.errors import ConfigError
@@ -115,7 +115,7 @@ class Table:
 
     def __init__(self, cfg: GameConfig | CompiledConfig, seed: int = 0, trace: bool = True,
                  reward: str = "win") -> None:
-        from unosim.engine.state import compile_config
+        from unosim.engine.kernel.state import compile_config
 
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")

@@ -37,14 +37,14 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 from numpy.typing import ArrayLike, NDArray
 
-from unosim.engine import state as L
-from unosim.engine.deal import new_round
-from unosim.engine.jit import jit
-from unosim.engine.policies import policy_action
-from unosim.engine.rng import seed_game, seed_keys
-from unosim.engine.rules import apply_action, apply_legal
-from unosim.engine.scoring import next_dealer, score_round, start_match
-from unosim.engine.state import (
+from unosim.engine.kernel import state as L
+from unosim.engine.kernel.deal import new_round
+from unosim.engine.kernel.jit import jit
+from unosim.engine.kernel.policies import policy_action
+from unosim.engine.kernel.rng import seed_game, seed_keys
+from unosim.engine.kernel.rules import apply_action, apply_legal
+from unosim.engine.kernel.scoring import next_dealer, score_round, start_match
+from unosim.engine.kernel.state import (
     ISMCTS,
     KNOWN,
     compile_config,

@@ -26,7 +26,7 @@ from unosim.analysis.estimates import (
     wilson_estimate,
 )
 from unosim.analysis.paired import PairedDiff
-from unosim.engine import state as L
+from unosim.engine.kernel import state as L
 from unosim.report import charts
 from unosim.report.comparison import (
     Comparison,

@@ -13,7 +13,7 @@ import yaml
 
 from unosim.analysis import stats
 from unosim.analysis.estimates import Diff, Estimate, Metric
-from unosim.engine import state as L
+from unosim.engine.kernel import state as L
 from unosim.rules.config import GameConfig, config_to_dict
 
 __all__ = [
@@ -46,7 +46,7 @@ CAUSE_LABELS = {
 }
 
 # Per-round counters kept only as totals in ``sums`` that a report lists (their labels
-# are declared with the counters, `unosim.engine.state.COUNTERS`).
+# are declared with the counters, `unosim.engine.kernel.state.COUNTERS`).
 EVENT_LABELS = {c.slot: c.label for c in L.COUNTERS if c.label}
 
 

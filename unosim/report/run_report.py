@@ -33,7 +33,7 @@ from unosim.analysis.estimates import (
     wilson_estimate,
 )
 from unosim.analysis.summary import Summary, exact_win_shares
-from unosim.engine import state as L
+from unosim.engine.kernel import state as L
 from unosim.report import chartkit, svg
 from unosim.report.format import (
     CAUSE_LABELS,
@@ -192,9 +192,9 @@ def write_report(
 
 def _examples(doc: Doc, cfg: GameConfig, seed: int, games: int, out: Path) -> list[Path]:
     """Example games of the run's own range, each a replay viewer (`write_examples`)."""
+    from unosim.engine.kernel.state import compile_config
     from unosim.engine.plugins import plugin_seats
     from unosim.engine.replay import TraceReplayError
-    from unosim.engine.state import compile_config
     from unosim.report.viewer import EXAMPLE_LIMIT, EXAMPLE_TITLES, play_command, write_examples
     from unosim.rules.config import name_slug
 

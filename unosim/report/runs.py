@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from unosim.analysis.estimates import n_rounds
-from unosim.engine.batch import empty_aggregates
-from unosim.engine.state import compile_config
+from unosim.engine.kernel.batch import empty_aggregates
+from unosim.engine.kernel.state import compile_config
 from unosim.rules.config import GameConfig, config_hash, validate_config
 from unosim.run import OutDirError, read_arrays
 from unosim.run.checkpoints import array_digests

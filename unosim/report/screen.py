@@ -34,7 +34,7 @@ from unosim.analysis.factorial import (
 )
 from unosim.analysis.paired import DEFAULT_MARGINS, Margin, Verdict
 from unosim.analysis.stats import ci_decimals, format_fixed, sqrt_fraction, t_crit
-from unosim.engine import batch as B
+from unosim.engine.kernel import batch as B
 from unosim.report import charts
 from unosim.report.compare import write_table
 from unosim.report.dots import Dots, dots_chart

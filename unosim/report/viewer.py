@@ -25,7 +25,7 @@ from unosim.rules.settings import house_rule_switches, setting_phrase, switches
 from unosim.run.files import write_output, write_text
 
 if TYPE_CHECKING:
-    from unosim.engine.state import CompiledConfig
+    from unosim.engine.kernel.state import CompiledConfig
     from unosim.report.render import Doc
     from unosim.rules.config import GameConfig
 
@@ -312,9 +312,9 @@ def pick_examples(cc: CompiledConfig, seed: int, games: range) -> dict[str, int]
     Ties go to the first game."""
     import numpy as np
 
-    from unosim.engine import state as L
-    from unosim.engine.batch import GF_TURNS, NGF, REC_GAME, REC_STATS, simulate
     from unosim.engine.game import play_game
+    from unosim.engine.kernel import state as L
+    from unosim.engine.kernel.batch import GF_TURNS, NGF, REC_GAME, REC_STATS, simulate
 
     if len(games) == 0:
         raise ValueError("no games to pick examples from")
@@ -394,9 +394,9 @@ def same_game_section(doc: Doc, entries: Sequence[tuple[str, GameConfig, int]], 
     ``out/STEM-game/``; the written files. Plug-in seats and traces the viewer cannot
     follow are a note in the table, never an error."""
     from unosim.engine.game import traced_game
+    from unosim.engine.kernel.state import compile_config
     from unosim.engine.plugins import plugin_seats
     from unosim.engine.replay import TraceReplayError
-    from unosim.engine.state import compile_config
     from unosim.rules.config import name_slug
 
     doc.h2("The same game under each rule set")

@@ -4,7 +4,7 @@ The key vocabulary is docs/rules.md §9. Loading resolves ``extends:``
 chains, applies ``--set key.path=value`` overrides, puts the edition's
 defaults under the user's settings, and validates everything up front so a
 bad config fails before any game starts, with a one-line error naming the
-file and key. ``unosim.engine.state.compile_config`` lowers the result into
+file and key. ``unosim.engine.kernel.state.compile_config`` lowers the result into
 the compiled kernel's arrays.
 """
 

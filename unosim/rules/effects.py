@@ -59,7 +59,7 @@ KERNEL_EFFECTS = frozenset({"match", "draw", "draw_until_color", "skip", "skip_a
                             "discard_color", "swap_hands", "rotate_hands", *SPECIAL_EFFECTS})
 # Effects that end a play's resolution with a choice or a draw of their own: a
 # kind has at most one of them and no other effect that acts on a player
-# (`unosim.engine.effects` resolves the others in a fixed order around them).
+# (`unosim.engine.kernel.effects` resolves the others in a fixed order around them).
 ALONE_EFFECTS = ("draw_until_color", "swap_hands", "rotate_hands")
 
 # --- one action code per kind: what a play of it does, read once per play --------------

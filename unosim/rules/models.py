@@ -203,8 +203,8 @@ class EditionBehaviour(StrictModel):
 
 # --- seats and their policies (docs/policies.md) ------------------------------
 # Every policy name is declared here, once; the tuples and the engine's codes
-# (`unosim.engine.state.POLICY_CODE`, in this order) are derived from these types.
-# the habit policies, one compiled machine (`unosim.engine.habits`)
+# (`unosim.engine.kernel.state.POLICY_CODE`, in this order) are derived from these types.
+# the habit policies, one compiled machine (`unosim.engine.kernel.habits`)
 HabitName = Literal["greedy", "cautious", "defender", "strategic"]
 # the compiled policies an ``ismcts`` seat (or ``unosim advise``) may play out with
 PlayoutName = Literal["random", HabitName]

@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple, ParamSpec, TypedDict, TypeVar
 
 import numpy as np
 
-from unosim.engine.batch import NGF, simulate
+from unosim.engine.kernel.batch import NGF, simulate
 from unosim.run.errors import BackendError, RunError
 
 if TYPE_CHECKING:
-    from unosim.engine.state import KernelArrays, State
+    from unosim.engine.kernel.state import KernelArrays, State
 
 __all__ = ["BACKENDS", "DASK_CONNECT_TIMEOUT", "ChunkResult", "Executor", "Foreground", "Task",
            "chunk_task", "executor", "foreground", "pair_moments"]
@@ -137,7 +137,7 @@ def _state(cc: KernelArrays, key: str) -> State:
     """The worker's state arrays for config ``key`` (kept across chunks)."""
     states = _WORKER.states
     if key not in states:
-        from unosim.engine.state import alloc_state
+        from unosim.engine.kernel.state import alloc_state
 
         if len(states) >= _MAX_STATES:
             states.pop(next(iter(states)))

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any, BinaryIO, TypedDict
 
 import numpy as np
 
-from unosim.engine import batch as K
-from unosim.engine import state as L
-from unosim.engine.batch import AGG_KEYS
+from unosim.engine.kernel import batch as K
+from unosim.engine.kernel import state as L
+from unosim.engine.kernel.batch import AGG_KEYS
 from unosim.run.errors import OutDirError
 from unosim.run.files import atomic_write
 

@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeGuard, cast
 
 import numpy as np
 
-from unosim.engine.batch import NGF, empty_aggregates, merge_aggregates
+from unosim.engine.kernel.batch import NGF, empty_aggregates, merge_aggregates
 from unosim.rules.limits import MAX_GAMES, MAX_SEED
 from unosim.run.backends import BACKENDS, ChunkResult, Executor, executor
 from unosim.run.checkpoints import (
@@ -330,8 +330,8 @@ def run_lockstep(  # noqa: PLR0913  the run options, each by keyword, until issu
     _check_stop_and_pairs(stop, pair_out is not None, out_dirs is not None)
     games, seed = int(games), int(seed)
     pairs = tuple((int(a), int(b)) for a, b in pairs)
+    from unosim.engine.kernel.state import compile_config
     from unosim.engine.plugins import plugin_seats
-    from unosim.engine.state import compile_config
 
     if jobs is None:
         # Starting worker processes costs about a second; a small run is done sooner

@@ -214,7 +214,7 @@ def _identical(rows: Sequence[tuple[int, ...]], runs: Sequence[Run], k: int,
                ) -> list[tuple[int, int]]:
     """Pairs of policies that played alike: game by game in their probe pair of seatings,
     and in every seating's totals against the seating with the two swapped."""
-    from unosim.engine.batch import NGF
+    from unosim.engine.kernel.batch import NGF
 
     index = {r: i for i, r in enumerate(rows)}
     out = []

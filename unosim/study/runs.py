@@ -162,7 +162,7 @@ def run_paired(
 def paired_turns_half_width(
         match: bool) -> Callable[[list[dict[str, np.ndarray]], np.ndarray, np.ndarray, int], float]:
     """A stopping rule's measure: the widest paired 95% half-width of mean turns per round."""
-    from unosim.engine.batch import GF_ROUNDS, GF_TURNS
+    from unosim.engine.kernel.batch import GF_ROUNDS, GF_TURNS
 
     def half_width(_aggs: list[dict[str, np.ndarray]], sums: np.ndarray, moments: np.ndarray,
                    games: int) -> float:

@@ -70,7 +70,7 @@ def identity(base: GameConfig, factors: Sequence[Factor], resolution: int | str,
 def _half_width(runs: int, pairs: Sequence[tuple[int, int]], d: Design
                 ) -> Callable[[list[Aggs], np.ndarray, np.ndarray, int], float]:
     """A stopping rule's measure: the widest 95% half-width of any effect on mean turns."""
-    from unosim.engine.batch import GF_TURNS
+    from unosim.engine.kernel.batch import GF_TURNS
 
     terms = estimable_terms(d)
 

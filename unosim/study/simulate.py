@@ -17,7 +17,7 @@ from unosim.study.options import StudyError, StudyOptions
 
 if TYPE_CHECKING:
     from unosim.analysis.summary import Summary
-    from unosim.engine.state import CompiledConfig
+    from unosim.engine.kernel.state import CompiledConfig
     from unosim.report.runs import Run
     from unosim.run.runner import RunResult
 
@@ -79,7 +79,7 @@ def simulate(
                     check_run_dir(cfg, games=games, seed=seed, out=out, resume=opts.resume,
                                   force=opts.force, records=records,
                                   chunk_size=opts.chunk_size, precision=opts.precision)
-                from unosim.engine.state import compile_config
+                from unosim.engine.kernel.state import compile_config
 
                 compiled_s = compile_engine(compile_config(cfg))
         with running():

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from unosim.engine.events import emit, log_card, log_pile
-from unosim.engine.jit import jit
-from unosim.engine.rng import below, xoshiro
-from unosim.engine.state import (
+from unosim.engine.kernel.events import emit, log_card, log_pile
+from unosim.engine.kernel.jit import jit
+from unosim.engine.kernel.rng import below, xoshiro
+from unosim.engine.kernel.state import (
     C_NK,
     C_PLAYERS,
     EV_DRAW,

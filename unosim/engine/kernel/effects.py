@@ -1,6 +1,6 @@
 """The kernel side of docs/rules.md section 11's new effects: what they do to the table.
 
-`unosim.engine.rules` decides when each happens (a play's resolution walks the
+`unosim.engine.kernel.rules` decides when each happens (a play's resolution walks the
 kind's row of the effect table, ``C.fx``); here are the moves themselves, each
 writing its trace event:
 
@@ -11,15 +11,15 @@ writing its trace event:
   cause is ``draw_until_color``;
 - the mercy rule (``mercy_limit``): a player holding that many cards or more is
   out of the round at once, their hand under the discard pile, one ``out``
-  event. They are back for the next round (`unosim.engine.deal.reset_state`).
+  event. They are back for the next round (`unosim.engine.kernel.deal.reset_state`).
 """
 
 from __future__ import annotations
 
-from unosim.engine.events import emit, log_card
-from unosim.engine.jit import flag, jit, optional
-from unosim.engine.known import known_play
-from unosim.engine.state import (
+from unosim.engine.kernel.events import emit, log_card
+from unosim.engine.kernel.jit import flag, jit, optional
+from unosim.engine.kernel.known import known_play
+from unosim.engine.kernel.state import (
     C_MERCY,
     C_NCOL,
     C_NK,
@@ -44,7 +44,7 @@ from unosim.engine.state import (
     Config,
     State,
 )
-from unosim.engine.table import clear_voids, close_draw, draw_one, open_draw, remove_card
+from unosim.engine.kernel.table import clear_voids, close_draw, draw_one, open_draw, remove_card
 
 
 @jit

@@ -1,10 +1,10 @@
 """The rules of UNO, compiled: legality, turn flow and the action interface.
 
-One implementation for every caller: the batch loop (`unosim.engine.batch`)
+One implementation for every caller: the batch loop (`unosim.engine.kernel.batch`)
 and the Python façade (`unosim.engine.game`) drive the same functions. The
 round is a state machine: `apply_action` runs the rules forward until the
 next decision (a ``PH_*`` phase naming who must choose) or the end. The deal
-and first flip are `unosim.engine.deal`, drawing `unosim.engine.table`.
+and first flip are `unosim.engine.kernel.deal`, drawing `unosim.engine.kernel.table`.
 Rule decisions the rules leave open are in docs/rules.md §10 and
 docs/DECISIONS.md.
 
@@ -23,7 +23,7 @@ Wild Draw Four     names a color; legal only without a card of the active color 
                    ``wd4_wilds_block``, without a W or WX either); the next player
                    accepts (draws four, loses the turn), stacks, or challenges: an
                    illegal play costs its player four, a legal one the challenger six [3]
-special wild (WX)  a wild, then the edition's effect [4] (`unosim.engine.specials`):
+special wild (WX)  a wild, then the edition's effect [4] (`unosim.engine.kernel.specials`):
                    Movie Madness, the chosen player fails at a rate and draws four;
                    Wishing Star, every other player shows an icon card or draws until
                    one comes; Don't Talk, the chosen player is silenced (a slip costs
@@ -31,7 +31,7 @@ special wild (WX)  a wild, then the edition's effect [4] (`unosim.engine.special
 last card          ends the round; its pending draw still happens and counts [5]
 first flip         ``apply``: the flipped card acts on the first player (a WD4 goes back
                    into the pile); ``redraw``: flip until a number card [2, 10]
-                   (`unosim.engine.deal`)
+                   (`unosim.engine.kernel.deal`)
 =================  ====================================================================
 
 House rules (all off by default) [6]:
@@ -53,18 +53,18 @@ from __future__ import annotations
 
 from numpy.typing import NDArray
 
-from unosim.engine.effects import (
+from unosim.engine.kernel.effects import (
     discard_color,
     draw_until_color,
     effects_on,
     knock_out,
     over_limit,
 )
-from unosim.engine.events import emit
-from unosim.engine.jit import jit, optional
-from unosim.engine.known import known_play, known_reveal, known_rotate, known_swap
-from unosim.engine.rng import chance
-from unosim.engine.rulings import (
+from unosim.engine.kernel.events import emit
+from unosim.engine.kernel.jit import jit, optional
+from unosim.engine.kernel.known import known_play, known_reveal, known_rotate, known_swap
+from unosim.engine.kernel.rng import chance
+from unosim.engine.kernel.rulings import (
     can_deflect,
     deflect_kind,
     finish_ok,
@@ -73,9 +73,9 @@ from unosim.engine.rulings import (
     ruled,
     same_number_held,
 )
-from unosim.engine.scoring import round_points
-from unosim.engine.specials import do_special, end_silences, needs_target, slip
-from unosim.engine.state import (
+from unosim.engine.kernel.scoring import round_points
+from unosim.engine.kernel.specials import do_special, end_silences, needs_target, slip
+from unosim.engine.kernel.state import (
     A_ACCEPT,
     A_CHALLENGE,
     A_COLOR,
@@ -188,7 +188,7 @@ from unosim.engine.state import (
     Config,
     State,
 )
-from unosim.engine.table import (
+from unosim.engine.kernel.table import (
     clear_voids,
     close_draw,
     copy_hand,
@@ -572,7 +572,7 @@ def _no_mercy_all(S: State, C: Config, p: int) -> None:
     return None
 
 
-# Section 11's code sits behind the EFFECTS feature (unosim.engine.jit.optional):
+# Section 11's code sits behind the EFFECTS feature (unosim.engine.kernel.jit.optional):
 # a table that cannot reach it (classic) compiles none of it.
 @optional(EFFECTS, _no_effects)
 def resolve_effects(S: State, C: Config, p: int, k: int, victim: int) -> None:

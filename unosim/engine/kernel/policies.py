@@ -1,22 +1,22 @@
 """The compiled policies: who plays what when a decision comes up.
 
 ``random`` is the reference policy of docs/rules.md §7, in
-`unosim.engine.reference`. ``greedy``, ``cautious``,
+`unosim.engine.kernel.reference`. ``greedy``, ``cautious``,
 ``defender`` and ``strategic`` are sets of named habits, one compiled machine
-in `unosim.engine.habits` (docs/policies.md). A seat's policy is
+in `unosim.engine.kernel.habits` (docs/policies.md). A seat's policy is
 ``pp[seat, P_KIND]``; adding a habit is a field of
 `unosim.rules.models.HabitParams` (which gives it a ``pp`` column), the
-``P_*`` name the kernel reads it by in `unosim.engine.state`, and its lines
-in `unosim.engine.habits`.
+``P_*`` name the kernel reads it by in `unosim.engine.kernel.state`, and its lines
+in `unosim.engine.kernel.habits`.
 """
 
 from __future__ import annotations
 
-from unosim.engine.habits import habit_action
-from unosim.engine.ismcts import ismcts_action
-from unosim.engine.jit import jit
-from unosim.engine.reference import random_action
-from unosim.engine.state import P_KIND, POLICY_ISMCTS, POLICY_RANDOM, S_CUR, Config, State
+from unosim.engine.kernel.habits import habit_action
+from unosim.engine.kernel.ismcts import ismcts_action
+from unosim.engine.kernel.jit import jit
+from unosim.engine.kernel.reference import random_action
+from unosim.engine.kernel.state import P_KIND, POLICY_ISMCTS, POLICY_RANDOM, S_CUR, Config, State
 
 
 @jit

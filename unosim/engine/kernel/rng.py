@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from unosim.engine.jit import jit
+from unosim.engine.kernel.jit import jit
 
 Stream = NDArray[np.uint64]
 

@@ -115,7 +115,7 @@ C_JUMP_IN = house_rule_index("house_rules.jump_in")
 C_SEVEN_O = house_rule_index("house_rules.seven_o")
 C_DRAW_UNTIL_PLAY = house_rule_index("house_rules.draw_until_play")
 C_TWO_PLAYER_REVERSE = house_rule_index("house_rules.two_player_reverse")
-# the rulings of docs/rules.md §12 (unosim.engine.rulings); a named value is its
+# the rulings of docs/rules.md §12 (unosim.engine.kernel.rulings); a named value is its
 # place among the declared values (`unosim.rules.settings.switch_code`)
 C_DRAW_THEN_PLAY = house_rule_index("house_rules.draw_then_play")
 C_FORCED_PLAY = house_rule_index("house_rules.forced_play")
@@ -192,7 +192,7 @@ P_PRIOR_W = PARAM_COLUMNS["prior_weight"]  # ismcts: the prior's head start, a s
 # names the codes it tests.
 POLICY_CODE = {name: code for code, name in enumerate(POLICY_NAMES)}
 POLICY_RANDOM = POLICY_CODE["random"]
-POLICY_ISMCTS = POLICY_CODE["ismcts"]  # unosim.engine.ismcts
+POLICY_ISMCTS = POLICY_CODE["ismcts"]  # unosim.engine.kernel.ismcts
 HABIT_POLICIES = frozenset(POLICY_CODE[name] for name in HABIT_NAMES)
 
 
@@ -371,7 +371,7 @@ S_OVERFLOW = 28
 S_FIRSTP = 29
 S_STACK_TURN = 30  # a stacking turn has started (turn and slip written), card still to play
 S_WD4_COLOR = 31  # the color active when the latest WD4 was played (public: a challenge reads it)
-S_KNOW = 32  # 1: keep ``known`` (cards each seat knows another holds; unosim.engine.known)
+S_KNOW = 32  # 1: keep ``known`` (cards each seat knows another holds; unosim.engine.kernel.known)
 S_DEFLECTED = 33  # 1: the pending draw was deflected (deflect): no challenge of it
 S_DRAW_COLOR = 34  # open draw event: 1 + the color a draw until color waits for, else 0
 NS = 35
@@ -392,7 +392,7 @@ H_SIZE = MAX_KINDS
 H_SUIT = MAX_KINDS + 1  # H_SUIT + suit, 5 columns
 NH = H_SUIT + NCOLORS + 1
 
-# --- variants: the optional parts of the engine (`unosim.engine.jit.optional`) ---
+# --- variants: the optional parts of the engine (`unosim.engine.kernel.jit.optional`) ---
 # A config compiles only the parts it can reach: each is compiled into the kernel
 # only when the config record's type (the trace writer: the state record's) has its
 # marker field. The façade compiles them all.
@@ -401,7 +401,7 @@ ISMCTS = "ismcts"  # the search player
 KNOWN = "known"  # the known-cards record (read by the search player and the façade)
 SPECIALS = "specials"  # the editions' special wilds (a deck with WX cards)
 TRACE = "trace"  # the trace writer (a state built to be traced)
-RULINGS = "rulings"  # docs/rules.md §12 away from the printed rules (unosim.engine.rulings)
+RULINGS = "rulings"  # docs/rules.md §12 away from the printed rules (unosim.engine.kernel.rulings)
 EFFECTS = "effects"  # docs/rules.md section 11: its kinds' effects, the mercy rule
 FEATURES = (HABITS, ISMCTS, KNOWN, SPECIALS, TRACE, RULINGS, EFFECTS)
 
@@ -444,8 +444,8 @@ class State(Protocol):
     voids: IntArray  # [MAX_PLAYERS, NCOLORS] 1: the seat drew on its turn on that color, and
     #                 has taken no card since (public memory the policies read)
     known: NDArray[np.int16]  # [MAX_PLAYERS, MAX_PLAYERS, MAX_KINDS] cards of each kind seat o knows seat q
-    #                 holds, kept while S_KNOW is on (unosim.engine.known)
-    # work space of unosim.engine.ismcts: the real position saved while it searches, the
+    #                 holds, kept while S_KNOW is on (unosim.engine.kernel.known)
+    # work space of unosim.engine.kernel.ismcts: the real position saved while it searches, the
     # unknown cards, and its tree (allocated once with the state: no allocation per decision)
     x_s: IntArray  # [NS]
     x_hands: IntArray  # [MAX_PLAYERS, NH]
@@ -524,7 +524,7 @@ def state_dtype(pile: int, trace: bool = False) -> np.dtype:
     the kernel compiles once per variant (a bigger custom deck widens the piles).
 
     Only a state built for tracing has the trace buffers, and the trace writer
-    compiles only for it (`unosim.engine.jit.optional`)."""
+    compiles only for it (`unosim.engine.kernel.jit.optional`)."""
     buffers = [("ev", np.int64, (EV_ROWS, EV_W)), ("cl", np.int64, (CL_SIZE,))] if trace else []
     return np.dtype([*_markers({TRACE} if trace else set()), ("s", np.int64, (NS,)), ("hands", np.int64, (MAX_PLAYERS, NH)),
                      ("piles", np.int64, (2, pile)), ("seat", np.int64, (MAX_PLAYERS, NSEAT)),
@@ -601,7 +601,7 @@ def config_features(cc: KernelArrays) -> frozenset[str]:
 
 
 def effects_used(cc: KernelArrays) -> bool:
-    """Can a run of ``cc`` reach section 11's code (`unosim.engine.effects`, the mercy
+    """Can a run of ``cc`` reach section 11's code (`unosim.engine.kernel.effects`, the mercy
     rule, value stacking, a kind resolved effect by effect)? Classic cannot: it compiles none of it
     (the first run's compile CPU, issue 19).
 

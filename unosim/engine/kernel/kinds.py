@@ -10,8 +10,8 @@ symbol's card in another color with one multiply.
 
 from __future__ import annotations
 
-from unosim.engine.jit import jit
-from unosim.engine.state import C_NCOL, Config
+from unosim.engine.kernel.jit import jit
+from unosim.engine.kernel.state import C_NCOL, Config
 
 
 @jit

@@ -10,8 +10,8 @@ writer: elsewhere every call here compiles to nothing (`optional`).
 
 from __future__ import annotations
 
-from unosim.engine.jit import jit, optional
-from unosim.engine.state import (
+from unosim.engine.kernel.jit import jit, optional
+from unosim.engine.kernel.state import (
     S_NCL,
     S_NDISC,
     S_NDRAW,

@@ -8,9 +8,9 @@ seat reaches the target (or, under ``elimination``, one seat is left).
 
 from __future__ import annotations
 
-from unosim.engine.events import emit, log_card
-from unosim.engine.jit import jit
-from unosim.engine.state import (
+from unosim.engine.kernel.events import emit, log_card
+from unosim.engine.kernel.jit import jit
+from unosim.engine.kernel.state import (
     C_MAX_ROUNDS,
     C_PLAYERS,
     C_SCORING,
@@ -32,7 +32,7 @@ from unosim.engine.state import (
     Config,
     State,
 )
-from unosim.engine.table import hand_points, next_alive
+from unosim.engine.kernel.table import hand_points, next_alive
 
 
 @jit

@@ -1,9 +1,9 @@
 """The rulings people argue about (docs/rules.md §12): the kernel's hooks for them.
 
-Each ruling is a house-rule switch (``C_*`` in `unosim.engine.state`, declared
+Each ruling is a house-rule switch (``C_*`` in `unosim.engine.kernel.state`, declared
 once in `unosim.rules.models.HouseRules`). With every ruling at its printed
 default these helpers are never reached, or answer as the printed rules do,
-so the turn flow of `unosim.engine.rules` reads them in a few guarded places:
+so the turn flow of `unosim.engine.kernel.rules` reads them in a few guarded places:
 
 ==================  ===================================================================
 ruling              where it acts
@@ -28,9 +28,9 @@ from typing import Any
 
 from numba.extending import overload
 
-from unosim.engine.jit import jit, uses
-from unosim.engine.kinds import colored_kind
-from unosim.engine.state import (
+from unosim.engine.kernel.jit import jit, uses
+from unosim.engine.kernel.kinds import colored_kind
+from unosim.engine.kernel.state import (
     C_DEFLECT,
     C_JUMP_IN,
     C_NO_ACTION_FINISH,
@@ -50,7 +50,7 @@ from unosim.rules.effects import FX_REVERSE, FX_SKIP
 
 def ruled(C: Any) -> bool:
     """Does the config play a ruling away from the printed rules? A constant of the
-    config record's type in compiled code (`unosim.engine.state.RULINGS`), so with
+    config record's type in compiled code (`unosim.engine.kernel.state.RULINGS`), so with
     the printed rules every guarded hook compiles away and the kernel is the one
     it was before the rulings."""
     return marker(RULINGS) in (getattr(getattr(C, "dtype", None), "names", None) or ())

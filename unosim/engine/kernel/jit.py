@@ -16,7 +16,7 @@ A config compiles only the parts of the engine it can reach (`optional`): the
 habit policies, the search player, the editions' special wilds, the
 known-cards record and the trace writer are each compiled into the kernel only
 when the type of the config (or state) record says the config uses them
-(`unosim.engine.state.FEATURES`). The rules are still one implementation: a
+(`unosim.engine.kernel.state.FEATURES`). The rules are still one implementation: a
 config that cannot reach a part compiles a stub in its place.
 
 >>> cache_dir().name.split("-")[0] in ("numba", "unosim")
@@ -39,17 +39,17 @@ import numba
 from numba.core import types as nbtypes
 from numba.extending import overload
 
-from unosim.engine.state import marker
+from unosim.engine.kernel.state import marker
 from unosim.rules.settings import house_rule_switches
 
-ENGINE_DIR = Path(__file__).resolve().parent
-# Engine modules that hold no compiled code and no constant the kernel reads.
-PYTHON_ONLY = frozenset({"__init__.py", "game.py", "replay.py", "trace.py", "warmup.py"})
+# The compiled code and the layout it freezes are this package: its file list is
+# the cache key (with the rules modules it imports).
+KERNEL_DIR = Path(__file__).resolve().parent
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-RULES_DIR = ENGINE_DIR.parent / "rules"
+RULES_DIR = KERNEL_DIR.parent.parent / "rules"
 
 
 # ``from unosim.rules[.x] import a, b`` or ``... import (a,\n b)``, at any indentation
@@ -76,11 +76,11 @@ def _rules_imports(path: Path) -> set[Path]:
 
 
 def kernel_sources() -> list[Path]:
-    """Every source file whose text the compiled code depends on: the engine's
-    compiled modules and every ``unosim.rules`` module they reach by import
+    """Every source file whose text the compiled code depends on: every module of
+    this package (`unosim.engine.kernel`) and every ``unosim.rules`` module they reach by import
     (transitively), so a constant the kernel freezes (a card number, a limit,
     a policy default) is in the key wherever it is declared."""
-    engine = sorted(p for p in ENGINE_DIR.glob("*.py") if p.name not in PYTHON_ONLY)
+    engine = sorted(KERNEL_DIR.glob("*.py"))
     rules: set[Path] = set()
     todo = set().union(*(_rules_imports(p) for p in engine))
     while todo:

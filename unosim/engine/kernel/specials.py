@@ -19,11 +19,11 @@ play one, so nobody is ever silenced either.
 
 from __future__ import annotations
 
-from unosim.engine.events import emit, log_card
-from unosim.engine.jit import jit, optional
-from unosim.engine.known import known_shown
-from unosim.engine.rng import chance
-from unosim.engine.state import (
+from unosim.engine.kernel.events import emit, log_card
+from unosim.engine.kernel.jit import jit, optional
+from unosim.engine.kernel.known import known_shown
+from unosim.engine.kernel.rng import chance
+from unosim.engine.kernel.state import (
     C_NK,
     C_PLAYERS,
     CAUSE_DONT_TALK,
@@ -48,7 +48,7 @@ from unosim.engine.state import (
     Config,
     State,
 )
-from unosim.engine.table import close_draw, draw_n, draw_one, next_alive, open_draw
+from unosim.engine.kernel.table import close_draw, draw_n, draw_one, next_alive, open_draw
 from unosim.rules.cards import DONT_TALK_SLIP_DRAW, MOVIE_MADNESS_DRAW
 from unosim.rules.effects import FX_SPECIAL
 

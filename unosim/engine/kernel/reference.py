@@ -1,19 +1,19 @@
 """``random``, the reference policy of docs/rules.md §7, and its uniform choices.
 
 It must stay exactly as it is (every published figure uses it). It lives apart
-from the dispatcher (`unosim.engine.policies`) because the search player plays
+from the dispatcher (`unosim.engine.kernel.policies`) because the search player plays
 out with it: the dispatcher imports the search, the search imports this, and
 nothing imports back.
 """
 
 from __future__ import annotations
 
-from unosim.engine.jit import jit
-from unosim.engine.kinds import colored_kind
-from unosim.engine.rng import rng_int
-from unosim.engine.rules import can_play, can_stack, may_answer, wilds_block
-from unosim.engine.rulings import jump_card_ok, ruled
-from unosim.engine.state import (
+from unosim.engine.kernel.jit import jit
+from unosim.engine.kernel.kinds import colored_kind
+from unosim.engine.kernel.rng import rng_int
+from unosim.engine.kernel.rules import can_play, can_stack, may_answer, wilds_block
+from unosim.engine.kernel.rulings import jump_card_ok, ruled
+from unosim.engine.kernel.state import (
     A_ACCEPT,
     A_COLOR,
     A_DRAW,
@@ -45,7 +45,7 @@ from unosim.engine.state import (
     Config,
     State,
 )
-from unosim.engine.table import top_card
+from unosim.engine.kernel.table import top_card
 from unosim.rules.limits import MAX_KINDS
 
 

@@ -7,7 +7,7 @@ hands (keeping their sizes) and the draw pile (keeping its size), walks a tree
 of actions with UCB over availability, adds one node, and plays the round out
 with a compiled playout policy. The move is the root's most visited action.
 
-Everything lives in the state record's ``x_*`` arrays (`unosim.engine.state`),
+Everything lives in the state record's ``x_*`` arrays (`unosim.engine.kernel.state`),
 so a decision allocates nothing. The search draws from its own stream,
 seeded from the game's stream without advancing it, and the budget counts
 iterations, not seconds: a seed gives the same moves on every backend. The
@@ -21,12 +21,12 @@ import math
 
 import numpy as np
 
-from unosim.engine.habits import habit_action
-from unosim.engine.jit import jit, optional
-from unosim.engine.reference import random_action
-from unosim.engine.rng import rng_int, splitmix
-from unosim.engine.rules import apply_legal, challengeable, legal_actions, wilds_block
-from unosim.engine.state import (
+from unosim.engine.kernel.habits import habit_action
+from unosim.engine.kernel.jit import jit, optional
+from unosim.engine.kernel.reference import random_action
+from unosim.engine.kernel.rng import rng_int, splitmix
+from unosim.engine.kernel.rules import apply_legal, challengeable, legal_actions, wilds_block
+from unosim.engine.kernel.state import (
     C_MODE,
     C_NK,
     C_PLAYERS,
@@ -66,7 +66,7 @@ from unosim.engine.state import (
     Config,
     State,
 )
-from unosim.engine.table import add_card
+from unosim.engine.kernel.table import add_card
 from unosim.rules.effects import FX_COND
 
 # every policy's default seat row, by code: a playout gives all seats the playout policy's row
@@ -170,7 +170,7 @@ def use_playout_rows(S: State, C: Config, code: int) -> None:
 def determinize(S: State, C: Config, me: int) -> None:
     """Deal the cards ``me`` cannot place into the other hands (their sizes kept) and
     the draw pile (its size kept): first the cards ``me`` knows each hand holds
-    (`unosim.engine.known`), then the rest of the deck less ``me``'s hand and the
+    (`unosim.engine.kernel.known`), then the rest of the deck less ``me``'s hand and the
     discard pile, shuffled with the state's stream. The hidden WD4 legality
     follows the sampled hand."""
     hands, piles, s, pool, known = S.hands, S.piles, S.s, S.x_pool, S.known

@@ -7,12 +7,12 @@ the first player. The round then waits for its first decision.
 
 from __future__ import annotations
 
-from unosim.engine.events import emit, log_card, log_pile
-from unosim.engine.jit import jit
-from unosim.engine.known import reset_known
-from unosim.engine.rng import rng_int
-from unosim.engine.rules import begin_turn, skip_all
-from unosim.engine.state import (
+from unosim.engine.kernel.events import emit, log_card, log_pile
+from unosim.engine.kernel.jit import jit
+from unosim.engine.kernel.known import reset_known
+from unosim.engine.kernel.rng import rng_int
+from unosim.engine.kernel.rules import begin_turn, skip_all
+from unosim.engine.kernel.state import (
     C_DECK_SIZE,
     C_FIRST_FLIP,
     C_HAND_SIZE,
@@ -51,7 +51,7 @@ from unosim.engine.state import (
     Config,
     State,
 )
-from unosim.engine.table import add_card, draw_n, next_alive, shuffle_row
+from unosim.engine.kernel.table import add_card, draw_n, next_alive, shuffle_row
 from unosim.rules.effects import FX_COND, FX_DRAW, FX_REVERSE, FX_SKIP, FX_SKIP_ALL
 
 

@@ -14,14 +14,14 @@ A card leaves what others know of its holder when the holder plays one of its
 kind. The record is kept only where someone reads it (``S_KNOW``: a table with an
 ``ismcts`` seat, the façade, `unosim advise`); it draws nothing from the
 stream, so games play the same with it on or off. ``ismcts`` deals each
-determinization's known cards first (`unosim.engine.ismcts.determinize`).
+determinization's known cards first (`unosim.engine.kernel.ismcts.determinize`).
 A config that nobody reads it for compiles none of it (`optional`).
 """
 
 from __future__ import annotations
 
-from unosim.engine.jit import optional
-from unosim.engine.state import (
+from unosim.engine.kernel.jit import optional
+from unosim.engine.kernel.state import (
     C_KNOWN,
     C_NK,
     C_PLAYERS,
@@ -32,7 +32,7 @@ from unosim.engine.state import (
     Config,
     State,
 )
-from unosim.engine.table import next_alive
+from unosim.engine.kernel.table import next_alive
 
 
 def _never_known(S: State, C: Config) -> None:

@@ -20,12 +20,12 @@ shuffles all of those and checks every decision stays the same.
 
 from __future__ import annotations
 
-from unosim.engine.jit import jit, optional
-from unosim.engine.kinds import colored_kind
-from unosim.engine.rng import chance, rng_int
-from unosim.engine.rules import can_stack, challengeable, last_card_play, wd4_ok
-from unosim.engine.rulings import can_deflect, deflect_kind, jump_card_ok, ruled
-from unosim.engine.state import (
+from unosim.engine.kernel.jit import jit, optional
+from unosim.engine.kernel.kinds import colored_kind
+from unosim.engine.kernel.rng import chance, rng_int
+from unosim.engine.kernel.rules import can_stack, challengeable, last_card_play, wd4_ok
+from unosim.engine.kernel.rulings import can_deflect, deflect_kind, jump_card_ok, ruled
+from unosim.engine.kernel.state import (
     A_ACCEPT,
     A_CHALLENGE,
     A_COLOR,
@@ -91,7 +91,7 @@ from unosim.engine.state import (
     Config,
     State,
 )
-from unosim.engine.table import next_alive, top_card
+from unosim.engine.kernel.table import next_alive, top_card
 from unosim.rules.effects import FX_COND, FX_DRAW, FX_REVERSE, FX_SKIP, FX_SKIP_ALL, FX_WILD
 from unosim.rules.limits import MAX_KINDS
 

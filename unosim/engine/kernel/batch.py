@@ -7,7 +7,7 @@ totals. Game ``g`` always plays the same way for a given seed (its random
 stream is keyed by the seed and ``g`` alone).
 
 >>> from unosim.rules.config import load_config
->>> from unosim.engine.state import compile_config
+>>> from unosim.engine.kernel.state import compile_config
 >>> agg, rec = simulate(compile_config(load_config("classic")), seed=1, start=0, count=20,
 ...                     records=True)
 >>> int(agg["counts"][COUNT_ROUNDS]), rec.shape == (20, REC_SEAT_POINTS + 4)
@@ -20,13 +20,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from unosim.engine.deal import new_round
-from unosim.engine.jit import jit, jit_inline
-from unosim.engine.policies import policy_action
-from unosim.engine.rng import seed_game, seed_keys
-from unosim.engine.rules import apply_legal
-from unosim.engine.scoring import next_dealer, score_round, start_match
-from unosim.engine.state import (
+from unosim.engine.kernel.deal import new_round
+from unosim.engine.kernel.jit import jit, jit_inline
+from unosim.engine.kernel.policies import policy_action
+from unosim.engine.kernel.rng import seed_game, seed_keys
+from unosim.engine.kernel.rules import apply_legal
+from unosim.engine.kernel.scoring import next_dealer, score_round, start_match
+from unosim.engine.kernel.state import (
     C_MAX_ROUNDS,
     C_MAX_TURNS,
     C_MODE,
@@ -49,7 +49,7 @@ from unosim.engine.state import (
     alloc_state,
     config_tuple,
 )
-from unosim.engine.table import hand_points, next_alive
+from unosim.engine.kernel.table import hand_points, next_alive
 
 DRAWN_BINS = 4096
 MARGIN_BINS = 4096
