@@ -624,23 +624,30 @@ def no_mercy_steps() -> list[Step]:
     return runs + compares
 
 
+def _mercy_figures(sm: dict[str, Any]) -> str:
+    """A No Mercy run's round length and knock-out rate, each with its 95% interval
+    (t for the mean, Wilson for the share of rounds, from its integer count)."""
+    from unosim.analysis.stats import wilson_interval
+
+    t, m, n = sm["turns"], sm["mercy"], int(sm["rounds"])
+    rate, lo, hi = wilson_interval(round(m["rounds_with_an_out"] * n), n)
+    return (f"{t['mean']:.1f} turns (95% CI {t['ci_low']:.1f} to {t['ci_high']:.1f}), "
+            f"a knock-out in {100 * rate:.1f}% of rounds (95% CI {100 * lo:.1f} to "
+            f"{100 * hi:.1f}%)")
+
+
 def no_mercy_answer(steps: list[Step]) -> str:
-    """Round length and the mercy rule's knock-outs per table, then the comparisons."""
+    """Round length and the mercy rule's knock-outs per table, then the comparisons.
+    (Knock-outs per round are a mean the summary keeps without its spread, so they are
+    left out of the answer: the share of rounds with one has an exact interval.)"""
     runs = [s for s in steps if s.args[0] == "run"]
-    parts = []
-    for s in runs:
-        sm = s.result["summary"]
-        m = sm["mercy"]
-        parts.append(f"{s.what.removeprefix('No Mercy, ')}: {sm['turns']['mean']:.1f} turns, "
-                     f"{100 * m['rounds_with_an_out']:.0f}% of rounds with a knock-out "
-                     f"({m['outs_per_round']:.2f} a round)")
+    parts = [f"{s.what.removeprefix('No Mercy, ')}: {_mercy_figures(s.result['summary'])}"
+             for s in runs]
     four = next(s for s in runs if "policy=random" in s.args and "players=4" in s.args)
     sm = four.result["summary"]
-    head = (f"**A No Mercy round lasts {sm['turns']['mean']:.1f} turns on average at four "
-            f"random players, and the mercy rule knocks someone out in "
-            f"{100 * sm['mercy']['rounds_with_an_out']:.0f}% of its rounds "
-            f"({sm['mercy']['outs_per_round']:.2f} players a round).** By table: "
-            + "; ".join(parts) + ".")
+    head = (f"**At four random players a No Mercy round lasts "
+            f"{_mercy_figures(sm).replace(', a knock-out in', ', and the mercy rule knocks someone out in', 1)}"
+            f".** By table: " + "; ".join(parts) + ".")
     compares = [s for s in steps if s.args[0] == "compare"]
     return "\n\n".join([head, compare_answer(compares)])
 
