@@ -621,7 +621,53 @@ def no_mercy_steps() -> list[Step]:
     compares = [Step(f"no_mercy/compare-{t}-{n}p",
                      ["compare", "no_mercy_house_rules", "no_mercy", *_table_sets(n, t)],
                      20_000, f"{t} table of {n}") for t in TABLES for n in (2, 4, 6)]
-    return runs + compares
+    return runs + compares + mercy_skill_steps()
+
+
+MERCY_SKILL_RULES = ("no_mercy", "no_mercy_house_rules", "classic")
+
+
+def mercy_skill_steps() -> list[Step]:
+    """How much skill each rule set leaves: one `strategic` seat among `random` ones."""
+    return [Step(f"no_mercy/skill-{r}-{n}p",
+                 ["run", r, "--set", f"players={n}",
+                  "--set", f"seats=[strategic{', random' * (n - 1)}]", "--no-report"],
+                 20_000, f"{r}, {n} players") for n in (2, 4, 6) for r in MERCY_SKILL_RULES]
+
+
+def mercy_skill_answer(steps: list[Step]) -> str:
+    """The strategic seat's win rate against its fair share, per rule set and table size.
+    Different rule sets deal different games, so they are told apart only where their
+    Wilson intervals do not overlap (no pairing claimed)."""
+    by: dict[int, dict[str, dict[str, float]]] = {}
+    for s in steps:
+        rules, n = s.what.split(", ")[0], int(s.what.split(", ")[1].split()[0])
+        by.setdefault(n, {})[rules] = s.result["summary"]["win_rate_by_policy"]["strategic"]
+    lines = []
+    for n, rates in sorted(by.items()):
+        fair = 100 / n
+        cells = [f"{r} {100 * x['rate']:.1f}% (95% CI {100 * x['low']:.1f} to "
+                 f"{100 * x['high']:.1f}%)" for r, x in rates.items()]
+        nm, hr = rates["no_mercy"], rates["no_mercy_house_rules"]
+        if nm["high"] < fair / 100:
+            how = ("`strategic` wins less than its fair share under No Mercy (random play "
+                   "does better than its habits there)")
+        elif nm["low"] > fair / 100:
+            how = "`strategic` keeps an edge under No Mercy"
+        else:
+            how = "`strategic` is not told apart from its fair share under No Mercy"
+        if nm["high"] < hr["low"]:
+            how += ", and less of an edge than with classic plus the same house rules"
+        elif nm["low"] > hr["high"]:
+            how += ", and more of an edge than with classic plus the same house rules"
+        else:
+            how += ", about the edge it has with classic plus the same house rules"
+        lines.append(f"At {n} players (fair share {fair:.1f}%) {how}: "
+                     + "; ".join(cells) + ".")
+    return ("**How much skill No Mercy leaves, as far as one `strategic` seat among "
+            "`random` seats shows it** (a built-in policy tuned for classic: this measures its "
+            "edge, not the most skill the game allows; 95% Wilson intervals, rule sets "
+            "unpaired). " + " ".join(lines))
 
 
 def _mercy_figures(sm: dict[str, Any]) -> str:
@@ -640,7 +686,7 @@ def no_mercy_answer(steps: list[Step]) -> str:
     """Round length and the mercy rule's knock-outs per table, then the comparisons.
     (Knock-outs per round are a mean the summary keeps without its spread, so they are
     left out of the answer: the share of rounds with one has an exact interval.)"""
-    runs = [s for s in steps if s.args[0] == "run"]
+    runs = [s for s in steps if s.args[0] == "run" and "/skill-" not in s.part]
     parts = [f"{s.what.removeprefix('No Mercy, ')}: {_mercy_figures(s.result['summary'])}"
              for s in runs]
     four = next(s for s in runs if "policy=random" in s.args and "players=4" in s.args)
@@ -649,7 +695,8 @@ def no_mercy_answer(steps: list[Step]) -> str:
             f"{_mercy_figures(sm).replace(', a knock-out in', ', and the mercy rule knocks someone out in', 1)}"
             f".** By table: " + "; ".join(parts) + ".")
     compares = [s for s in steps if s.args[0] == "compare"]
-    return "\n\n".join([head, compare_answer(compares)])
+    skill = [s for s in steps if "/skill-" in s.part]
+    return "\n\n".join([head, compare_answer(compares), mercy_skill_answer(skill)])
 
 
 def studies() -> dict[str, Study]:
@@ -707,8 +754,9 @@ def studies() -> dict[str, Study]:
                     "one strategic seat among random seats")], rulings_answer),
         "no_mercy": Study(
             "How long is a round of UNO Show 'Em No Mercy, how often does the mercy rule "
-            "knock someone out, and how does it compare with classic plus full stacking, "
-            "Seven-O and draw-until-play?", no_mercy_steps(), no_mercy_answer),
+            "knock someone out, how does it compare with classic plus full stacking, "
+            "Seven-O and draw-until-play, and how much skill does it leave?",
+            no_mercy_steps(), no_mercy_answer),
         "yardstick": Study(
             "How strong is a search player, and how much skill does each rule set leave "
             "against it?",
