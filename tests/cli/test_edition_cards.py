@@ -15,7 +15,7 @@ import unosim.cli.cardtext as cardtext
 import unosim.cli.play as play_module
 from unosim.cli.app import main
 from unosim.cli.cardtext import EFFECT_WORDS, Painter, card_line, legend, token_pattern
-from unosim.rules.cards import CLASSIC, KindTable
+from unosim.rules.cards import CLASSIC, RANK_TOKENS, WILD_TOKENS, KindTable
 from unosim.rules.editions import CardKind, card_kinds, list_editions, load_edition
 from unosim.rules.effects import EFFECTS, SPECIAL_EFFECTS
 from unosim.rules.models import HouseRules
@@ -26,13 +26,28 @@ ADDED_GAME = EXAMPLES / "skip_everyone_added_game.yaml"
 SE_LINE = "  SE    Skip Everyone (RSE): every other player loses their turn: you play again\n"
 
 
-@pytest.mark.parametrize("name", list_editions())
+CLASSIC_CARDS = [n for n in list_editions()
+                 if {c.token for c in card_kinds(load_edition(n))} <= {*RANK_TOKENS, *WILD_TOKENS.values()}]
+
+
+@pytest.mark.parametrize("name", CLASSIC_CARDS)
 def test_a_shipped_editions_legend_is_the_classic_wording(name: str) -> None:
-    """The legend read from the edition's cards is the one without them, word for word."""
+    """The legend of an edition of classic's cards, read from its cards, is the one
+    without them, word for word."""
     ed = load_edition(name)
     paint = Painter(False, ed.colors)
     assert legend(paint, ed.special, ed.wd4_wilds_block, None, card_kinds(ed)) == \
         legend(paint, ed.special, ed.wd4_wilds_block)
+
+
+def test_no_mercy_legend_names_each_of_its_kinds() -> None:
+    """An edition of new kinds (No Mercy) gets one line per kind that is not a number."""
+    ed = load_edition("no_mercy")
+    text = legend(Painter(False, ed.colors), ed.special, ed.wd4_wilds_block, None,
+                  card_kinds(ed))
+    for tok in ("DA", "SE", "D4", "WRD4", "WD6", "WD10", "WCR"):
+        assert f"\n  {tok} " in text, tok
+    assert "challenge (" not in text  # No Mercy has no challenges
 
 
 def test_a_new_kind_gets_a_line_from_its_effects() -> None:
