@@ -173,3 +173,21 @@ def test_text_names_every_policys_win_rate_when_seats_differ():
     assert "random wins       60.0% (95% CI" in text and "(3 seats; fair share 75.0%)" in text
     one = load_config("classic")
     assert "random wins" not in format_text(build_summary(agg, one, seed=1, games=100))
+
+
+def test_a_mercy_edition_prints_its_knock_out_share(tmp_path):
+    """`unosim run no_mercy` answers "how often does the mercy rule knock someone out"
+    with the share of rounds and its interval, at the terminal and in its report;
+    classic prints no such line."""
+    out = tmp_path / "nm"
+    r = invoke("run", "no_mercy", "--games", "400", "--jobs", "1", "--out", str(out), "-q")
+    assert r.exit_code == 0, r.output
+    assert "The mercy rule (25 cards) knocked someone out in " in (out / "report.md").read_text()
+    s = json.loads((out / "summary.json").read_text())
+    share = 100 * s["mercy"]["rounds_with_an_out"]
+    line = next(x for x in r.stdout.splitlines() if x.startswith("  mercy knock-outs"))
+    shown = float(line.split(" in ")[1].split("%")[0])
+    assert abs(shown - share) < 0.06 and "% (95% CI " in line and "25 cards" in line
+    plain = invoke("run", "classic", "--games", "50", "--jobs", "1", "--out",
+                   str(tmp_path / "c"), "--no-report", "-q")
+    assert "knock-out" not in plain.stdout

@@ -452,6 +452,7 @@ def format_text(summary: Summary, elapsed: float | None = None,
     lines.append(f"  stalemates        {st['count']:,}"
                  + (f" ({100 * st['rate']:.2g}%)" if st["count"] and st["rate"] is not None
                     else ""))
+    lines += _mercy_lines(summary)
     sp = summary.get("special")
     if sp and sp.get("card"):
         lines.append(f"  {sp['card']}: played {sp['plays_per_round']:.2f} times a round, "
@@ -471,6 +472,18 @@ def format_text(summary: Summary, elapsed: float | None = None,
             line += f" ({rounds_computed / elapsed:,.0f} rounds/s)"
         lines.append(line)
     return "\n".join(lines) + "\n"
+
+
+def _mercy_lines(summary: Summary) -> list[str]:
+    """The share of rounds with a mercy knock-out, for an edition with a mercy limit: a
+    count over the rounds, so it gets its exact (Wilson) interval."""
+    mercy = summary.get("mercy")
+    if not mercy or mercy["rounds_with_an_out"] is None:
+        return []
+    n = summary["rounds"]
+    out = rate(round(mercy["rounds_with_an_out"] * n), n)
+    return [f"  mercy knock-outs  in {_pct(out)} of rounds "
+            f"(a hand of {mercy['limit']} cards is out)"]
 
 
 def _pct(r: Rate) -> str:

@@ -120,6 +120,11 @@ def _conclusion(cfg: GameConfig, agg: Aggregates, seed: int) -> str:
     pen = 1.0 - turn_draws / total_draws if total_draws else 0.0
     parts.append(f"Players drew {num_ci(d, 'cards')} per round, {pct(pen)} of them "
                  "as penalties or special-card effects.")
+    limit = cfg.edition_spec.mercy_limit
+    if limit is not None:  # rounds with a knock-out: an integer count, its Wilson interval
+        outs = wilson_estimate(int(agg["sums"][L.R_OUT_ROUNDS]), n)
+        parts.append(f"The mercy rule ({limit} cards) knocked someone out in {pct_ci(outs)} "
+                     "of rounds.")
     ks = int(agg["counts"][2])
     if ks == 0:
         parts.append(f"No round hit the {cfg.max_turns:,}-turn stalemate cap.")
