@@ -670,7 +670,7 @@ def mercy_skill_answer(steps: list[Step]) -> str:
             "unpaired). " + " ".join(lines))
 
 
-def _mercy_figures(sm: dict[str, Any]) -> str:
+def _mercy_figures(sm: dict[str, Any], knock: str = "a knock-out in") -> str:
     """A No Mercy run's round length and knock-out rate, each with its 95% interval
     (t for the mean, Wilson for the share of rounds, from its integer count)."""
     from unosim.analysis.stats import wilson_interval
@@ -678,7 +678,7 @@ def _mercy_figures(sm: dict[str, Any]) -> str:
     t, m, n = sm["turns"], sm["mercy"], int(sm["rounds"])
     rate, lo, hi = wilson_interval(round(m["rounds_with_an_out"] * n), n)
     return (f"{t['mean']:.1f} turns (95% CI {t['ci_low']:.1f} to {t['ci_high']:.1f}), "
-            f"a knock-out in {100 * rate:.1f}% of rounds (95% CI {100 * lo:.1f} to "
+            f"{knock} {100 * rate:.1f}% of rounds (95% CI {100 * lo:.1f} to "
             f"{100 * hi:.1f}%)")
 
 
@@ -692,7 +692,7 @@ def no_mercy_answer(steps: list[Step]) -> str:
     four = next(s for s in runs if "policy=random" in s.args and "players=4" in s.args)
     sm = four.result["summary"]
     head = (f"**At four random players a No Mercy round lasts "
-            f"{_mercy_figures(sm).replace(', a knock-out in', ', and the mercy rule knocks someone out in', 1)}"
+            f"{_mercy_figures(sm, 'and the mercy rule knocks someone out in')}"
             f".** By table: " + "; ".join(parts) + ".")
     compares = [s for s in steps if s.args[0] == "compare"]
     skill = [s for s in steps if "/skill-" in s.part]
