@@ -18,7 +18,7 @@ from tests.rules_helpers import Round, all_cards, log
 from unosim.engine.game import play_game
 from unosim.engine.kernel import state as L
 from unosim.engine.kernel.state import CompiledConfig, compile_config
-from unosim.rules.config import config_to_dict, load_config, validate_config
+from unosim.rules.config import load_config
 from unosim.rules.editions import load_edition, points_by_kind
 from unosim.rules.errors import ConfigError
 
@@ -34,7 +34,7 @@ def fill(n: int, light: str = "G", dark: str = "T") -> list[str]:
     return [f"{light}{ranks[i % 8]}/{dark}{ranks[(i + 3) % 8]}" for i in range(n)]
 
 
-def position(hands: list[list[str]], draw: list[str] | None = None,
+def position(hands: list[list[str]], draw: list[str] | None = None, *,
              discard: tuple[str, ...] = ("R3/P3",), color: str = "R", side: str = "light",
              players: int | None = None, player: int = 0, bluff: bool = False) -> Round:
     cc = flip_cfg(players or len(hands))
