@@ -61,7 +61,7 @@ from unosim.engine.kernel.effects import (
     over_limit,
 )
 from unosim.engine.kernel.events import emit
-from unosim.engine.kernel.jit import jit, optional
+from unosim.engine.kernel.jit import jit, jit_inline, optional
 from unosim.engine.kernel.known import known_play, known_reveal, known_rotate, known_swap
 from unosim.engine.kernel.rng import chance
 from unosim.engine.kernel.rulings import (
@@ -268,7 +268,7 @@ def can_play(S: State, C: Config, p: int, k: int) -> bool:
     return C.sym[top_card(S)] == C.sym[k]  # a wild's symbol is no colored kind's
 
 
-@jit
+@jit_inline
 def can_stack(S: State, C: Config, p: int, k: int) -> bool:
     """May ``p`` add ``k`` to the pending draw (stacking switches + docs/rules.md §3)?
 
@@ -344,11 +344,12 @@ def pending_choice(S: State, C: Config, p: int) -> bool:
     if (ci[C_STACK_D2_D2] | ci[C_STACK_D2_WD4] | ci[C_STACK_WD4_D2] | ci[C_STACK_WD4_WD4]
             | ci[C_STACK_VALUE]) == 0:
         return False  # no stacking switch on: nothing can stack (the common table)
+    hand = S.hands[p]
     for i in range(MAX_KINDS):
         k = stk[i]
         if k < 0:
             break
-        if can_stack(S, C, p, k):
+        if hand[k] > 0 and can_stack(S, C, p, k):  # held first: no call per kind not held
             return True
     return False
 
@@ -706,10 +707,12 @@ def skip_all(S: State, C: Config, p: int) -> None:
 
 @jit
 def swap_hands(S: State, C: Config, a: int, b: int) -> None:
-    hands, tmp = S.hands, S.scratch[0]
-    copy_hand(C, tmp, hands[a])
-    copy_hand(C, hands[a], hands[b])
-    copy_hand(C, hands[b], tmp)
+    ha, hb = S.hands[a], S.hands[b]
+    # in place, one pass over the columns copy_hand copies (not three copies through scratch)
+    for i in range(C.ci[C_NK]):
+        ha[i], hb[i] = hb[i], ha[i]
+    for i in range(H_SIZE, ha.shape[0]):
+        ha[i], hb[i] = hb[i], ha[i]
     clear_voids(S, a)
     clear_voids(S, b)
 
@@ -719,15 +722,16 @@ def rotate_hands(S: State, C: Config, d: int) -> None:
     """Seven-O 0: seat i's hand goes to seat i + direction (seats in the round)."""
     hands = S.hands
     first = next_alive(S, C, 0, 1) if S.seat[0, SEAT_ALIVE] == 0 else 0
-    carry, tmp = S.scratch[0], S.scratch[1]
-    copy_hand(C, carry, hands[first])
-    q = first
-    for _ in range(S.s[S_NALIVE]):
-        t = next_alive(S, C, q, d)
-        copy_hand(C, tmp, hands[t])
-        copy_hand(C, hands[t], carry)
-        copy_hand(C, carry, tmp)
-        q = t
+    # backwards from the seat before ``first``: each hand moves once (n + 1 copies, not 3n + 1)
+    last = next_alive(S, C, first, -d)
+    carry = S.scratch[0]
+    copy_hand(C, carry, hands[last])
+    q = last
+    for _ in range(S.s[S_NALIVE] - 1):
+        before = next_alive(S, C, q, -d)
+        copy_hand(C, hands[q], hands[before])
+        q = before
+    copy_hand(C, hands[first], carry)
     known_rotate(S, C, d)
     S.st[R_SWAPS] += 1
     forget_voids(S, C)
