@@ -296,6 +296,27 @@ def can_stack(S: State, C: Config, p: int, k: int) -> bool:
 
 
 @jit
+def value_stackable(S: State, C: Config, p: int) -> tuple[int, int]:
+    """Value stacking (``effects_on`` and ``C_STACK_VALUE``) without the rulings: the
+    cards ``p`` holds that stack on the pending draw with no legality condition, and
+    the kinds held of enough value that have one (for which only `can_stack` can say).
+    Summed without a branch a kind: a "held?" test was a coin flip the CPU mispredicted."""
+    hand, stk, fx = S.hands[p], C.stk, C.fx
+    v = fx[S.s[S_PEND_KIND], FX_STACK]
+    sure = 0
+    cond = 0
+    for i in range(MAX_KINDS):
+        k = stk[i]
+        if k < 0:
+            break
+        n = hand[k] if fx[k, FX_STACK] >= v else 0
+        free = fx[k, FX_COND] == 0
+        sure += n if free else 0
+        cond += 0 if free or n == 0 else 1
+    return sure, cond
+
+
+@jit
 def challengeable(S: State, C: Config) -> bool:
     """May the player facing the pending draw challenge it? Only a challengeable
     card (the WD4) that starts a chain, not once that player has begun a
@@ -344,6 +365,10 @@ def pending_choice(S: State, C: Config, p: int) -> bool:
     if (ci[C_STACK_D2_D2] | ci[C_STACK_D2_WD4] | ci[C_STACK_WD4_D2] | ci[C_STACK_WD4_WD4]
             | ci[C_STACK_VALUE]) == 0:
         return False  # no stacking switch on: nothing can stack (the common table)
+    if effects_on(C) and ci[C_STACK_VALUE] != 0 and not ruled(C):
+        sure, cond = value_stackable(S, C, p)
+        if sure > 0 or cond == 0:
+            return sure > 0
     hand = S.hands[p]
     for i in range(MAX_KINDS):
         k = stk[i]
