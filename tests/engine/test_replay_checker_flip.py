@@ -435,3 +435,48 @@ def test_seven_o_swaps_whole_pair_hands_on_the_dark_side() -> None:
     ev = t.turn(0, "O").play(0, "Y6/O4", "O").end(0, 2 + 9)
     ok(ev)
     caught(without(ev, find(ev, "swap")), "expected swap (a=1)")
+
+
+# --- the first flip's other light cards, and the dark side's Skip Everyone ---------
+
+
+def test_first_flip_draw_one_draws_and_skips() -> None:
+    t = FB([["R5/P2", "R9/O3", "R2/T9"], ["G4/O8", "B6/O1", "Y6/U6"]],
+           ["Y1/U4", "Y3/T6", "Y4/T7"], "RD1/P6")
+    t.draw(1, 1, "draw2").ev("skip", p=1)
+    t.turn(0, "R").play(0, "R5/P2", "R")
+    t.turn(1, "R").draw(1, 1, "turn")
+    t.turn(0, "R").play(0, "R9/O3", "R").uno(0)
+    t.turn(1, "R").draw(1, 1, "turn")
+    ev = t.turn(0, "R").play(0, "R2/T9", "R").end(0, 4 + 6 + 6 + 1 + 3 + 4)
+    ok(ev)
+    caught(without(ev, find(ev, "skip")), "expected skip (p=1)")
+
+
+def test_first_flip_wild_draw_two_goes_back() -> None:
+    """A flipped WD2/P6 goes back into the pile (here at the bottom); R3/P4 comes next."""
+    t = FB([["R5/P2", "R9/O3", "R2/T9"], ["G4/O8", "B6/O1", "Y6/U6"]], ["R3/P4"], "WD2/P6")
+    t.pile.insert(0, t.discard.pop())
+    t.ev("return", card="WD2/P6", draw=list(t.pile))
+    t.discard.append(t.pile.pop())
+    t.ev("flip", card="R3/P4")
+    t.turn(1, "R").draw(1, 1, "turn")
+    t.turn(0, "R").play(0, "R5/P2", "R")
+    t.turn(1, "R").draw(1, 1, "turn")
+    t.turn(0, "R").play(0, "R9/O3", "R").uno(0)
+    t.turn(1, "R").draw(1, 1, "turn")
+    # seat 1 keeps G4, B6, Y6 and the drawn YS/WK, YS/WK, YR/WK (20 each)
+    ev = t.turn(0, "R").play(0, "R2/T9", "R").end(0, 4 + 6 + 6 + 3 * 20)
+    ok(ev)
+    caught(without(ev, find(ev, "return")), "expected return")
+
+
+def test_skip_everyone_on_the_dark_side() -> None:
+    t = FB([["Y5/P2", "R9/O3", "R2/T9"], ["Y1/OSE", "B6/O1", "Y6/O4"]], [], "GF/O5")
+    t.flip_all(-1, "dark", "O")
+    t.turn(1, "O").play(1, "Y1/OSE", "O").ev("skip_all", p=1).ev("skip", p=0)
+    t.turn(1, "O").play(1, "B6/O1", "O").uno(1)
+    t.turn(0, "O").play(0, "R9/O3", "O")
+    ev = t.turn(1, "O").play(1, "Y6/O4", "O").end(1, 2 + 9)
+    ok(ev)
+    caught(without(ev, find(ev, "skip_all")), "expected skip_all (p=1)")
