@@ -242,6 +242,20 @@ def test_first_flip_onto_a_dark_wild_the_first_player_names_the_color() -> None:
 
 
 
+
+def test_the_drawn_physical_card_is_the_one_played() -> None:
+    """After a draw only the drawn card may be played: the physical card, not another
+    of the same face in play (its other face is a different card for the next flip)."""
+    t = FB([["Y5/P2", "R9/O3"], ["R7/T1", "R4/O8"]], ["R7/U2", "Y1/U4"], "R3/P4")
+    t.turn(1, "R").draw(1, 1, "turn").play(1, "R7/U2", "R")
+    t.turn(0, "R").play(0, "R9/O3", "R").uno(0)
+    t.turn(1, "R").play(1, "R7/T1", "R").uno(1)
+    t.turn(0, "R").draw(0, 1, "turn")
+    ev = t.turn(1, "R").play(1, "R4/O8", "R").end(1, 5 + 1)
+    ok(ev)
+    caught(mutated(ev, find(ev, "play", card="R7/U2"), card="R7/T1"),
+           "only the drawn card R7/U2 may be played")
+
 # --- Wild Draw Two (light side) ------------------------------------------------
 
 
