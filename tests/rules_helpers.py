@@ -83,6 +83,8 @@ def _line(e: dict[str, Any]) -> str:  # noqa: C901, PLR0911, PLR0912  one branch
         return f"end {e['winner']} {e['points']}"
     if k in ("flip", "return"):
         return f"{k} {e['card']}"
+    if k == "flip_all":
+        return f"flip_all {e['p']} {e['side']} {e['color']}"
     if k == "reshuffle":
         return "reshuffle"
     if k == "deal":

@@ -27,6 +27,7 @@ import numpy as np
 from unosim.engine.kernel import state as L
 from unosim.engine.kernel.batch import Tally, begin_game, end_round, next_round
 from unosim.engine.kernel.deal import deal, new_round, reset_state
+from unosim.engine.kernel.flip import hold
 from unosim.engine.kernel.policies import policy_action
 from unosim.engine.kernel.rng import seed_game, seed_keys
 from unosim.engine.kernel.rules import apply_action, begin_turn, legal_actions
@@ -39,8 +40,9 @@ from unosim.engine.kernel.state import (
     copy_record,
 )
 from unosim.engine.kernel.table import add_card, hand_points
-from unosim.engine.trace import render_events
-from unosim.rules.cards import CLASSIC, COLORS, CardError, KindTable
+from unosim.engine.trace import SIDE_COLORS, SIDES, card_token, render_events
+from unosim.rules.cards import CLASSIC, CardError, KindTable
+from unosim.rules.limits import MAX_KINDS
 
 PHASE_NAMES = {
     L.PH_DONE: "done", L.PH_TURN: "turn", L.PH_DRAWN: "drawn", L.PH_COLOR: "color",
@@ -64,9 +66,9 @@ class RoundOverError(IllegalActionError):
     """An action applied to a finished round."""
 
 
-def action_name(a: int, kinds: KindTable = CLASSIC) -> str:
+def action_name(a: int, kinds: KindTable = CLASSIC, side: int = 0) -> str:
     """Readable name of an action id: a card token of the edition's ``kinds``,
-    ``draw``, ``color G``..."""
+    ``draw``, ``color G`` (on a Flip deck's dark ``side``, ``color P``)..."""
     if 0 <= a < L.A_DRAW:
         return kinds.token(a) if a < kinds.nk else f"<action {a}>"
     if a == L.A_DRAW:
@@ -74,7 +76,7 @@ def action_name(a: int, kinds: KindTable = CLASSIC) -> str:
     if a == L.A_PASS:
         return "pass"
     if L.A_COLOR <= a < L.A_COLOR + L.NCOLORS:
-        return f"color {COLORS[a - L.A_COLOR]}"
+        return f"color {SIDE_COLORS[a - L.A_COLOR + L.NCOLORS * side]}"
     if a == L.A_ACCEPT:
         return "accept"
     if a == L.A_CHALLENGE:
@@ -98,8 +100,8 @@ def parse_action(a: int | str, kinds: KindTable = CLASSIC) -> int:
     if w in simple and len(words) == 1:
         return simple[w]
     try:
-        if w == "color" and len(words) == 2:
-            return L.A_COLOR + COLORS.index(words[1].upper())
+        if w == "color" and len(words) == 2:  # either side's letter names the color
+            return L.A_COLOR + SIDE_COLORS.index(words[1].upper()) % L.NCOLORS
         if w == "target" and len(words) == 2:
             return L.A_TARGET + int(words[1])
         if w in ("play", "jump", "stack") and len(words) == 2:
@@ -116,6 +118,20 @@ def _tokens(table: KindTable, tokens: Sequence[str], what: str) -> list[int]:
         return [table.kind(t) for t in tokens]
     except CardError as e:
         raise IllegalActionError(f"{what}: {e}") from None
+
+
+def _pairs(table: KindTable, tokens: Sequence[str], what: str) -> list[tuple[int, int]]:
+    """A two-sided deck's cards, each written ``"light/dark"``: (light kind, dark kind)."""
+    out = []
+    for t in tokens:
+        parts = str(t).split("/")
+        if len(parts) != 2:
+            raise IllegalActionError(f"{what}: a Flip card is written light/dark, not {t!r}")
+        light, dark = _tokens(table, parts, what)
+        if table.side[light] != 0 or table.side[dark] != 1:
+            raise IllegalActionError(f"{what}: {t!r} is not a light face over a dark face")
+        out.append((light, dark))
+    return out
 
 
 @dataclass
@@ -161,7 +177,16 @@ class Round:
         Cards go one at a time from the dealer's left; what remains is the draw
         pile in the same order (the next flip or draw takes the first)."""
         r = cls.blank(cc)
-        ks = _tokens(cc.kinds, deck, "deck")
+        if r.two_sided:  # physical cards "light/dark": card i is the i-th listed
+            pairs = _pairs(cc.kinds, deck, "deck")
+            ks = list(range(len(pairs)))
+            if len(ks) != cc.ci[L.C_DECK_SIZE]:
+                raise IllegalActionError(f"a Flip deck order lists all {cc.ci[L.C_DECK_SIZE]} "
+                                         f"cards, not {len(ks)}")
+            r.S.fl[0, : len(ks)] = [a for a, _ in pairs]
+            r.S.fl[1, : len(ks)] = [b for _, b in pairs]
+        else:
+            ks = _tokens(cc.kinds, deck, "deck")
         if len(ks) > r.S.piles.shape[1] - 1:
             raise IllegalActionError(f"deck of {len(ks)} cards exceeds the pile size")
         r.reseed(seed, 0, 0)
@@ -175,33 +200,61 @@ class Round:
     @classmethod
     def from_position(cls, cc: CompiledConfig, hands: Sequence[Sequence[str]],
                       draw: Sequence[str], discard: Sequence[str], color: str, player: int,
-                      direction: int = 1, dealer: int | None = None, seed: int = 0) -> Round:
+                      direction: int = 1, dealer: int | None = None, seed: int = 0,
+                      side: str = "light") -> Round:
         """Start a regular turn of ``player`` in a given position.
 
         ``draw`` lists the draw pile in draw order (first element drawn first);
-        ``discard`` bottom first (last element on top)."""
+        ``discard`` bottom first (last element on top). A Flip deck's cards are
+        written ``"light/dark"`` (only those given are in the game) and ``side`` is
+        the side in play."""
         r = cls.blank(cc)
         n = r.players
         if len(hands) != n:
             raise IllegalActionError(f"{len(hands)} hands for {n} players")
         r.reseed(seed, 0, 0)
         reset_state(r.S, r.C, (player - direction) % n if dealer is None else dealer)
-        for p, h in enumerate(hands):
-            for k in _tokens(cc.kinds, h, f"hand {p}"):
-                add_card(r.S, r.C, p, k)
-        d = _tokens(cc.kinds, draw, "draw")[::-1]
-        x = _tokens(cc.kinds, discard, "discard")
+        if r.two_sided:
+            d, x = r._place_pairs(hands, draw, discard, SIDES.index(side))
+        else:
+            for p, h in enumerate(hands):
+                for k in _tokens(cc.kinds, h, f"hand {p}"):
+                    add_card(r.S, r.C, p, k)
+            d = _tokens(cc.kinds, draw, "draw")[::-1]
+            x = _tokens(cc.kinds, discard, "discard")
         if not x:
             raise IllegalActionError("the discard pile needs a top card")
         s, piles = r.S.s, r.S.piles
         piles[0, : len(d)] = d
         piles[1, : len(x)] = x
         s[L.S_NDRAW], s[L.S_NDISC] = len(d), len(x)
-        s[L.S_COLOR] = COLORS.index(color.upper())
+        s[L.S_COLOR] = SIDE_COLORS.index(color.upper()) % L.NCOLORS
         s[L.S_DIR] = direction
         begin_turn(r.S, r.C, player)
         r.drain()
         return r
+
+    def _place_pairs(self, hands: Sequence[Sequence[str]], draw: Sequence[str],
+                     discard: Sequence[str], side: int) -> tuple[list[int], list[int]]:
+        """A Flip position's physical cards, numbered in the order given (hands, draw
+        pile, discard pile): the face table, the hands held; the piles' values."""
+        kinds, S = self.cc.kinds, self.S
+        listed = [*(t for h in hands for t in h), *draw, *discard]
+        pairs = _pairs(kinds, listed, "position")
+        if len(pairs) > S.fl.shape[1]:
+            raise IllegalActionError(f"{len(pairs)} cards exceed the pile size")
+        S.s[L.S_SIDE] = side
+        for v, (a, b) in enumerate(pairs):
+            S.fl[0, v], S.fl[1, v] = a, b
+        v = 0
+        for p, h in enumerate(hands):
+            for _ in h:
+                hold(S, p, v)
+                add_card(S, self.C, p, int(S.fl[side, v]))
+                v += 1
+        d = list(range(v, v + len(draw)))[::-1]
+        v += len(draw)
+        return d, list(range(v, v + len(discard)))
 
     def reseed(self, key0: int, key1: int, game: int) -> None:
         """Seed the round's stream as game ``game`` of the keys ``key0, key1``."""
@@ -247,7 +300,33 @@ class Round:
 
     @property
     def color(self) -> str:
-        return COLORS[int(self.S.s[L.S_COLOR])]
+        return SIDE_COLORS[int(self.S.s[L.S_COLOR]) + L.NCOLORS * self._side]
+
+    @property
+    def two_sided(self) -> bool:
+        """A UNO Flip deck: cards are written ``"light/dark"``, the side in play decides."""
+        return bool(self.cc.ci[L.C_FLIP])
+
+    @property
+    def _side(self) -> int:
+        return int(self.S.s[L.S_SIDE]) if self.two_sided else 0
+
+    @property
+    def side(self) -> str:
+        """The side in play: ``light`` (always, for a one-sided deck) or ``dark``."""
+        return SIDES[self._side]
+
+    def _card(self, v: int) -> str:
+        """A pile value's token: a kind's, or a physical card's ``"light/dark"``."""
+        if not self.two_sided:
+            return self.cc.kinds.tokens[v]
+        fl = self.S.fl
+        return card_token(self.cc.kinds.tokens, int(fl[0, v]) + MAX_KINDS * (1 + int(fl[1, v])))
+
+    def face(self, card: str) -> str:
+        """The face in play of a card token (a Flip card's ``"light/dark"``: one side)."""
+        parts = card.split("/")
+        return parts[self._side] if len(parts) == 2 else card
 
     @property
     def direction(self) -> int:
@@ -265,6 +344,8 @@ class Round:
 
     def hand(self, p: int) -> list[str]:
         kinds = self.cc.kinds
+        if self.two_sided:  # its physical cards, in card order
+            return [self._card(int(v)) for v in np.flatnonzero(self.S.hp[p])]
         row = self.S.hands[p, : kinds.nk]
         return [kinds.tokens[k] for k in np.repeat(np.arange(kinds.nk), row)]
 
@@ -296,13 +377,13 @@ class Round:
     def draw_pile(self) -> list[str]:
         """Draw pile in draw order (first element is the next card drawn)."""
         n = int(self.S.s[L.S_NDRAW])
-        return [self.cc.kinds.tokens[k] for k in self.S.piles[0, :n][::-1]]
+        return [self._card(v) for v in self.S.piles[0, :n][::-1]]
 
     @property
     def discard(self) -> list[str]:
         """Discard pile, bottom first (last element is the top card)."""
         n = int(self.S.s[L.S_NDISC])
-        return [self.cc.kinds.tokens[k] for k in self.S.piles[1, :n]]
+        return [self._card(v) for v in self.S.piles[1, :n]]
 
     @property
     def top(self) -> str:
@@ -365,8 +446,8 @@ class Round:
         return [self.action_name(a) for a in self.legal_actions()]
 
     def action_name(self, a: int) -> str:
-        """`action_name` with this round's card tokens."""
-        return action_name(a, self.cc.kinds)
+        """`action_name` with this round's card tokens (and side's color letters)."""
+        return action_name(a, self.cc.kinds, self._side)
 
     def parse_action(self, a: int | str) -> int:
         """`parse_action` with this round's card tokens."""

@@ -21,6 +21,7 @@ from typing import Any, BinaryIO, Protocol
 from numpy.typing import NDArray
 
 from unosim.engine.kernel.state import (
+    CAUSE_CHALLENGE,
     CAUSES,
     DRAW_UNTIL_CAUSE,
     EV_CHALLENGE,
@@ -29,6 +30,7 @@ from unosim.engine.kernel.state import (
     EV_DRAW,
     EV_END,
     EV_FLIP,
+    EV_FLIP_ALL,
     EV_JUMP,
     EV_MATCH_END,
     EV_NAMES,
@@ -52,8 +54,8 @@ from unosim.engine.kernel.state import (
     SPECIAL_NAMES,
     SPECIAL_WISH,
 )
-from unosim.rules.cards import COLORS, KindTable, is_wild_token, token_error
-from unosim.rules.limits import MAX_PLAYERS
+from unosim.rules.cards import COLORS, DARK_COLORS, KindTable, is_wild_token, token_error
+from unosim.rules.limits import MAX_KINDS, MAX_PLAYERS
 
 
 class TraceSource(Protocol):
@@ -83,6 +85,24 @@ class TraceSource(Protocol):
     def scores(self) -> list[int]: ...  # match scores by seat
 
 
+# Colors as events write them: the light side's letters, then a two-sided deck's dark ones
+SIDE_COLORS = COLORS + DARK_COLORS
+SIDES = ("light", "dark")
+
+
+def card_token(tokens: tuple[str, ...], code: int) -> str:
+    """A card of the card log or an event: a kind's token, or a two-sided deck's
+    physical card as ``"light/dark"`` (`unosim.engine.kernel.flip.card_code`).
+
+    >>> card_token(("R1", "P1", "W", "WK"), 1 + MAX_KINDS * (1 + 3))
+    'P1/WK'
+    """
+    if code < MAX_KINDS:
+        return tokens[code]
+    dark, light = divmod(code, MAX_KINDS)
+    return f"{tokens[light]}/{tokens[dark - 1]}"
+
+
 def render_events(src: TraceSource, ev: NDArray[Any], cl: NDArray[Any]) -> list[dict]:
     """Event dicts for the rows ``ev`` (card log ``cl``) of the round ``src``."""
     out: list[dict] = []
@@ -91,10 +111,10 @@ def render_events(src: TraceSource, ev: NDArray[Any], cl: NDArray[Any]) -> list[
     tokens = src.kinds.tokens
 
     def token(k: int) -> str:
-        return tokens[k]
+        return card_token(tokens, k)
 
     def cards(off: int, ln: int) -> list[str]:
-        return [tokens[k] for k in cl[off: off + ln]]
+        return [card_token(tokens, k) for k in cl[off: off + ln]]
 
     for row in ev:
         code, a, b, c, off, ln = (int(x) for x in row)
@@ -115,10 +135,10 @@ def render_events(src: TraceSource, ev: NDArray[Any], cl: NDArray[Any]) -> list[
         elif code == EV_RETURN:
             e.update(card=token(a), draw=cards(off, ln))
         elif code == EV_TURN:
-            e.update(p=a, color=COLORS[b], top=token(c))
+            e.update(p=a, color=SIDE_COLORS[b], top=token(c))
         elif code == EV_PLAY:
-            e.update(p=a, card=token(b), color=COLORS[c])
-        elif code in (EV_DRAW, EV_DISCARD, EV_OUT, EV_SKIP_ALL):
+            e.update(p=a, card=token(b), color=SIDE_COLORS[c])
+        elif code in (EV_DRAW, EV_DISCARD, EV_OUT, EV_SKIP_ALL, EV_FLIP_ALL):
             e.update(_card_moves(code, a, b, c, cards(off, ln)))
         elif code == EV_RESHUFFLE:
             e["draw"] = cards(off, ln)
@@ -160,12 +180,15 @@ def _card_moves(code: int, a: int, b: int, c: int, cards: list[str]) -> dict[str
     """A draw's, and section 11's events' fields (docs/trace.md)."""
     if code == EV_DRAW:
         if c > 0:  # a draw until color c - 1 (Color Roulette)
-            return {"p": a, "cards": cards, "cause": DRAW_UNTIL_CAUSE, "color": COLORS[c - 1]}
+            cause = CAUSES[b] if b == CAUSE_CHALLENGE else DRAW_UNTIL_CAUSE
+            return {"p": a, "cards": cards, "cause": cause, "color": SIDE_COLORS[c - 1]}
         return {"p": a, "cards": cards, "cause": CAUSES[b]}
     if code == EV_OUT:
         return {"p": a, "reason": OUT_REASONS[b], "cards": cards, "to": "discard_bottom"}
     if code == EV_DISCARD:
         return {"p": a, "cards": cards}
+    if code == EV_FLIP_ALL:
+        return {"p": a, "side": SIDES[b], "color": SIDE_COLORS[c] if c >= 0 else None}
     return {"p": a}  # EV_SKIP_ALL
 
 
@@ -179,10 +202,25 @@ def _names(seat_names: list[str] | None, p: int | None) -> str:
     return seat_names[p] if seat_names else f"P{p}"
 
 
+def _section_11_line(e: dict, who: str, cn: dict[str, str]) -> str:
+    """The readable line of an event of docs/rules.md section 11's effects."""
+    k = e["e"]
+    if k == "discard":
+        return f"   {who} also discards {' '.join(e['cards'])}"
+    if k == "out":
+        return (f"   {who} holds {len(e['cards'])} cards and is out "
+                f"({e['reason']}); the hand goes under the discard pile")
+    if k == "flip_all":
+        return (f"   everything flips: the {e['side']} side is in play"
+                + (f", color {cn[e['color']]}" if e.get("color") else ""))
+    return f"   {who} skips everyone"
+
+
 def to_text(events: list[dict], seat_names: list[str] | None = None,
             color_labels: list[str] | None = None) -> str:
     """A readable turn-by-turn log of the same events."""
     cn = dict(zip(COLORS, color_labels or ["red", "yellow", "green", "blue"], strict=True))
+    cn.update(zip(DARK_COLORS, ["pink", "teal", "orange", "purple"], strict=True))
 
     def nm(p: int | None) -> str:
         return _names(seat_names, p)
@@ -210,13 +248,8 @@ def to_text(events: list[dict], seat_names: list[str] | None = None,
                    "special": " (special wild)", "dont_talk": " (talked while silenced)"}
             lines.append(f"   {nm(e['p'])} draws {len(e['cards'])}: {' '.join(e['cards'])}"
                          + why.get(e["cause"], f" ({e['cause']})"))
-        elif k == "discard":
-            lines.append(f"   {nm(e['p'])} also discards {' '.join(e['cards'])}")
-        elif k == "out":
-            lines.append(f"   {nm(e['p'])} holds {len(e['cards'])} cards and is out "
-                         f"({e['reason']}); the hand goes under the discard pile")
-        elif k == "skip_all":
-            lines.append(f"   {nm(e['p'])} skips everyone")
+        elif k in ("discard", "out", "flip_all", "skip_all"):
+            lines.append(_section_11_line(e, nm(e["p"]), cn))
         elif k == "reshuffle":
             lines.append(f"   discard reshuffled into a new draw pile of {len(e['draw'])}")
         elif k == "skip":

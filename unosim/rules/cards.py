@@ -40,6 +40,9 @@ SKIP, REVERSE, DRAW2 = 10, 11, 12  # action ranks
 W, WD4, WX = 52, 53, 54
 NWILD = NK - W  # wild kinds: W and up
 COLORS = "RYGB"
+# UNO Flip's dark side (docs/rules.md section 11): the kernel's colors 0..3 again,
+# written with their own letters (pink, teal, orange, purple, by place)
+DARK_COLORS = "PTOU"
 RANK_TOKENS = [str(i) for i in range(10)] + ["S", "R", "D2"]
 WILD_TOKENS = {W: "W", WD4: "WD4", WX: "WX"}
 # What the draw cards cost (docs/rules.md §3): the next player draws two for a
@@ -235,7 +238,10 @@ class KindTable:
 
     ``colored`` are the colored tokens and ``wild`` the wild ones, each in the
     order the edition lists them. Colored kinds come first, color-major, so
-    one color's kinds are one block of ``ncolored`` ids.
+    one color's kinds are one block of ``ncolored`` ids. A two-sided (Flip)
+    edition adds its dark side's kinds: ``dark_colored`` after the light ones
+    in each color's block (their color letters are `DARK_COLORS`), and
+    ``dark_wild`` after the light wilds.
 
     >>> t = KindTable(("7", "SE"), ("W", "WD10"))
     >>> t.tokens
@@ -244,15 +250,25 @@ class KindTable:
     (5, [1, 3, 5, 7], [9])
     >>> t.color.tolist(), t.face.tolist()[:3], t.sym.tolist()[-2:]
     ([0, 0, 1, 1, 2, 2, 3, 3, -1, -1], [7, -1, 7], [2, 3])
+    >>> f = KindTable(("1", "F"), ("W",), ("1", "SE"), ("WK",))
+    >>> f.tokens[:4], f.tokens[-2:], f.slots("SE", dark=True), f.side.tolist()[:4]
+    (('R1', 'RF', 'P1', 'PSE'), ('W', 'WK'), [3, 7, 11, 15], [0, 0, 1, 1])
     """
 
     colored: tuple[str, ...]
     wild: tuple[str, ...]
+    dark_colored: tuple[str, ...] = ()
+    dark_wild: tuple[str, ...] = ()
+
+    @property
+    def two_sided(self) -> bool:
+        """A Flip edition: its cards have a dark face too."""
+        return bool(self.dark_colored or self.dark_wild)
 
     @property
     def ncolored(self) -> int:
-        """Colored kinds per color."""
-        return len(self.colored)
+        """Colored kinds per color (both sides)."""
+        return len(self.colored) + len(self.dark_colored)
 
     @property
     def wild_base(self) -> int:
@@ -262,12 +278,15 @@ class KindTable:
     @property
     def nk(self) -> int:
         """How many kinds the edition has."""
-        return self.wild_base + len(self.wild)
+        return self.wild_base + len(self.wild) + len(self.dark_wild)
 
     @functools.cached_property
     def tokens(self) -> tuple[str, ...]:
         """Each kind's token: color letter + token for colored kinds, the token for wilds."""
-        return (*(c + t for c in COLORS for t in self.colored), *self.wild)
+        return (*(t for c in range(len(COLORS))
+                  for t in (*(COLORS[c] + x for x in self.colored),
+                            *(DARK_COLORS[c] + x for x in self.dark_colored))),
+                *self.wild, *self.dark_wild)
 
     @functools.cached_property
     def _ids(self) -> dict[str, int]:
@@ -287,12 +306,26 @@ class KindTable:
             raise CardError(f"no card kind {k}")
         return self.tokens[k]
 
-    def slots(self, tok: str) -> list[int]:
+    def slots(self, tok: str, dark: bool = False) -> list[int]:
         """The kinds an edition file's token fills: one per color, or the one wild."""
-        if tok in self.wild:
-            return [self.wild_base + self.wild.index(tok)]
-        i = self.colored.index(tok)
+        wild, colored = ((self.dark_wild, self.dark_colored) if dark
+                         else (self.wild, self.colored))
+        if tok in wild:
+            return [self.wild_base + (len(self.wild) if dark else 0) + wild.index(tok)]
+        i = colored.index(tok) + (len(self.colored) if dark else 0)
         return [c * self.ncolored + i for c in range(len(COLORS))]
+
+    @functools.cached_property
+    def _colored_all(self) -> tuple[str, ...]:
+        return (*self.colored, *self.dark_colored)
+
+    @functools.cached_property
+    def side(self) -> np.ndarray:
+        """Each kind's side: 0 light (every kind of a one-sided edition), 1 dark (int64[nk])."""
+        nl = len(self.colored)
+        return np.array([int(k % self.ncolored >= nl) if k < self.wild_base
+                         else int(k - self.wild_base >= len(self.wild))
+                         for k in range(self.nk)], dtype=np.int64)
 
     @functools.cached_property
     def color(self) -> np.ndarray:
@@ -311,8 +344,12 @@ class KindTable:
     @functools.cached_property
     def face(self) -> np.ndarray:
         """Each kind's number face value, -1 for every other kind (int64[nk])."""
-        return np.array([face_value(self.colored[k % self.ncolored]) if k < self.wild_base
+        return np.array([face_value(self._colored_all[k % self.ncolored]) if k < self.wild_base
                          else -1 for k in range(self.nk)], dtype=np.int64)
+
+    def color_letter(self, c: int, side: int = 0) -> str:
+        """Color ``c``'s letter on ``side`` (``R``; ``P`` on the dark side)."""
+        return (DARK_COLORS if side else COLORS)[c]
 
 
 # The classic layout: what the seed editions' kinds number to (the module's predicates).

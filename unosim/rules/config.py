@@ -543,6 +543,7 @@ def resolved_rules(cfg: GameConfig) -> dict[str, Any]:
         # (traces of the other editions read as before)
         **{key: getattr(ed, key) for key in ("stacking", "mercy_limit", "challenge")
            if getattr(ed, key) != type(ed).model_fields[key].default},
+        **({"dark_colors": list(ed.dark_colors)} if ed.dark_colors else {}),
     }
 
 

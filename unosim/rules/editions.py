@@ -183,6 +183,10 @@ class CardKind(StrictModel):
     fail_rate: Rate | None = None
     slip_rate: Rate | None = None
     wish_icons: list[str] | None = None
+    # UNO Flip (docs/rules.md section 11): the face's side, and who names the color a
+    # draw_until_color waits for (absent: light; the player it hits)
+    side: Literal["light", "dark"] | None = None
+    names_color: Literal["player", "next"] | None = None
 
     @field_validator("token", mode="before")
     @classmethod
@@ -247,6 +251,8 @@ class CardKind(StrictModel):
         if "discard_color" in names and wild:
             raise KeyedValueError("effects", "discard_color needs a colored kind (a wild has "
                                   "no color to discard)")
+        if self.names_color is not None and "draw_until_color" not in names:
+            raise KeyedValueError("names_color", "only for a card with draw_until_color")
         if self.points is None and self.token not in NUMBER_RANKS:
             raise KeyedValueError("points", f"required for {self.token!r} (numbers default to face value)")
         return self
@@ -255,6 +261,11 @@ class CardKind(StrictModel):
     def wild(self) -> bool:
         """A black card: it matches anything and its player names a color."""
         return is_wild_token(self.token)
+
+    @property
+    def dark(self) -> bool:
+        """A face of a two-sided (Flip) deck's dark side."""
+        return self.side == "dark"
 
     @property
     def parsed(self) -> list[tuple[str, int]]:
@@ -279,7 +290,8 @@ class CardKind(StrictModel):
     def effect_row(self) -> np.ndarray:
         """This kind's row of the kernel's effect table."""
         stack = self.stacking if self.stacking is not None else self.draw
-        return effect_row(self.parsed, self.condition, self.challengeable, stack, self.wild)
+        return effect_row(self.parsed, self.condition, self.challengeable, stack, self.wild,
+                          self.names_color == "player")
 
 
 class Edition(StrictModel):
@@ -289,6 +301,8 @@ class Edition(StrictModel):
     title: str
     description: str = ""
     colors: Annotated[list[str], Field(min_length=4, max_length=4)]
+    # a two-sided (Flip) deck's dark side's four colors (docs/rules.md section 11)
+    dark_colors: Annotated[list[str], Field(min_length=4, max_length=4)] | None = None
     # The deck: ``cards`` (card kinds with their effects, docs/editions.md), or the
     # older ``deck`` + ``special`` form, which reads as the same card kinds.
     cards: list[CardKind] | None = None
@@ -317,12 +331,20 @@ class Edition(StrictModel):
         if self.deck is not None or self.special is not None:
             key = "deck" if self.deck is not None else "special"
             raise KeyedValueError(key, "give the deck either as cards or as deck/special, not both")
-        seen: dict[str, int] = {}
+        seen: dict[tuple[str, bool], int] = {}
+        wilds: dict[str, int] = {}
         for i, c in enumerate(self.cards):
-            if c.token in seen:
-                raise KeyedValueError(("cards", i, "token"),
-                                      f"{c.token!r} is listed twice (also cards[{seen[c.token]}])")
-            seen[c.token] = i
+            if (c.token, c.dark) in seen:
+                raise KeyedValueError(("cards", i, "token"), f"{c.token!r} is listed twice "
+                                      f"(also cards[{seen[c.token, c.dark]}])")
+            if c.wild and c.token in wilds:  # a wild's token names it on either side
+                raise KeyedValueError(("cards", i, "token"), f"{c.token!r} is listed twice "
+                                      f"(also cards[{wilds[c.token]}]): wild tokens differ "
+                                      "between the sides")
+            seen[c.token, c.dark] = i
+            if c.wild:
+                wilds[c.token] = i
+        self._two_sided()
         nk = kind_table(self).nk
         if nk > MAX_KINDS:
             raise KeyedValueError("cards", f"{nk} card kinds (a colored token counts once per "
@@ -356,6 +378,36 @@ class Edition(StrictModel):
             raise KeyedValueError("deck", "the deck has no cards")
         self._section_11_settings()
         return self
+
+    def _two_sided(self) -> None:
+        """A Flip deck: both sides listed with the same number of cards, the dark
+        colors named, and none of what the engine does not run with two faces."""
+        cards = self.cards or []
+        dark = [c for c in cards if c.dark]
+        flips = any(n == "flip" for c in cards for n, _ in c.parsed)
+        if not dark and not flips:
+            if self.dark_colors is not None:
+                raise KeyedValueError("dark_colors", "only for a two-sided deck (cards with side: dark)")
+            return
+        if not dark:
+            raise KeyedValueError("cards", "a card with the flip effect needs a two-sided deck "
+                                  "(list the dark side's cards with side: dark)")
+        if self.dark_colors is None:
+            raise KeyedValueError("dark_colors", "a two-sided deck names its dark side's four colors")
+        light_n = sum(c.count * (1 if c.wild else 4) for c in cards if not c.dark)
+        dark_n = sum(c.count * (1 if c.wild else 4) for c in dark)
+        if light_n != dark_n:
+            raise KeyedValueError("cards", f"each card has two faces: the light side has "
+                                  f"{light_n} cards, the dark side {dark_n}")
+        for i, c in enumerate(cards):
+            names = [n for n, _ in c.parsed]
+            for bad in ("discard_color", *SPECIAL_EFFECTS):
+                if bad in names:
+                    raise KeyedValueError(("cards", i, "effects"), f"{bad!r} is not supported "
+                                          "on a two-sided deck (docs/DECISIONS.md)")
+        if self.mercy_limit is not None:
+            raise KeyedValueError("mercy_limit", "not supported on a two-sided deck "
+                                  "(docs/DECISIONS.md)")
 
     def _section_11_settings(self) -> None:
         """Contradictions among the edition-wide settings; forced Seven-O and
@@ -392,9 +444,13 @@ class Edition(StrictModel):
         dump = self.model_dump(mode="json")
         if self.deck is not None:
             dump.pop("cards")
-        for key in SECTION_11_SETTINGS:  # at their defaults: the hash they always had
+        for key in (*SECTION_11_SETTINGS, "dark_colors"):  # at their defaults: the hash they always had
             if dump[key] == type(self).model_fields[key].default:
                 dump.pop(key)
+        for card in dump.get("cards") or ():
+            for key in FLIP_CARD_KEYS:
+                if card.get(key) is None:
+                    card.pop(key, None)
         return dump
 
     @property
@@ -410,6 +466,8 @@ class Edition(StrictModel):
 
 # The edition-wide settings of docs/rules.md section 11 beyond first_flip.
 SECTION_11_SETTINGS = ("stacking", "mercy_limit", "challenge", "seven_o", "draw_until_play")
+# A card kind's UNO Flip keys: hashed only when given (every other edition keeps its hash)
+FLIP_CARD_KEYS = ("side", "names_color")
 
 
 # --- loading ------------------------------------------------------------------
@@ -534,8 +592,10 @@ def kind_table(edition: Edition) -> KindTable:
     ('BR', 'BD2', 'W', 'WD4')
     """
     cards = card_kinds(edition)
-    return KindTable(tuple(c.token for c in cards if not c.wild),
-                     tuple(c.token for c in cards if c.wild))
+    return KindTable(tuple(c.token for c in cards if not c.wild and not c.dark),
+                     tuple(c.token for c in cards if c.wild and not c.dark),
+                     tuple(c.token for c in cards if not c.wild and c.dark),
+                     tuple(c.token for c in cards if c.wild and c.dark))
 
 
 def deck_counts(edition: Edition) -> np.ndarray:
@@ -543,7 +603,7 @@ def deck_counts(edition: Edition) -> np.ndarray:
     kinds = kind_table(edition)
     counts = np.zeros(kinds.nk, dtype=np.int64)
     for c in card_kinds(edition):
-        counts[kinds.slots(c.token)] = c.count
+        counts[kinds.slots(c.token, c.dark)] = c.count
     return counts
 
 
@@ -552,7 +612,7 @@ def points_by_kind(edition: Edition) -> np.ndarray:
     kinds = kind_table(edition)
     points = np.zeros(kinds.nk, dtype=np.int64)
     for c in card_kinds(edition):
-        points[kinds.slots(c.token)] = c.card_points
+        points[kinds.slots(c.token, c.dark)] = c.card_points
     return points
 
 
@@ -560,7 +620,7 @@ def effects_by_kind(edition: Edition) -> np.ndarray:
     """The kernel's effect table (int64[nk, NFX], `unosim.rules.effects`)."""
     kinds = kind_table(edition)
     return effect_table(kinds.nk, {k: c.effect_row() for c in card_kinds(edition)
-                                   for k in kinds.slots(c.token)})
+                                   for k in kinds.slots(c.token, c.dark)})
 
 
 def wish_icon_mask(edition: Edition) -> np.ndarray:

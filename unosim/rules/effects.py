@@ -48,19 +48,23 @@ SPECIAL_RATE = {"movie_madness": "fail_rate", "wishing_star": "wish_icons",
 # --- the kernel's effect table: one int64 row per card kind --------------------------
 FX_NAMES = ("wild", "draw", "draw_until_color", "skip", "skip_all", "reverse",
             "discard_color", "swap_hands", "rotate_hands", "flip", "condition",
-            "challengeable", "stack_value", "special")
+            "challengeable", "stack_value", "special", "player_names")
 FX_WILD, FX_DRAW, FX_DRAW_UNTIL, FX_SKIP, FX_SKIP_ALL, FX_REVERSE = range(6)
 FX_DISCARD_COLOR, FX_SWAP, FX_ROTATE, FX_FLIP, FX_COND, FX_CHALLENGE = range(6, 12)
 FX_STACK, FX_SPECIAL = 12, 13  # FX_SPECIAL: 1 + index in SPECIAL_EFFECTS, 0 none
+# 1: the card's player names the color its draw_until_color waits for (UNO Flip's Wild
+# Draw Color); 0: the player it hits names it (No Mercy's Color Roulette)
+FX_NAMER = 14
 NFX = len(FX_NAMES)
 # The effects the compiled kernel runs today; the others are in the vocabulary
 # (an edition naming one fails with its key, not with a wrong game).
 KERNEL_EFFECTS = frozenset({"match", "draw", "draw_until_color", "skip", "skip_all", "reverse",
-                            "discard_color", "swap_hands", "rotate_hands", *SPECIAL_EFFECTS})
+                            "discard_color", "swap_hands", "rotate_hands", "flip",
+                            *SPECIAL_EFFECTS})
 # Effects that end a play's resolution with a choice or a draw of their own: a
 # kind has at most one of them and no other effect that acts on a player
 # (`unosim.engine.kernel.effects` resolves the others in a fixed order around them).
-ALONE_EFFECTS = ("draw_until_color", "swap_hands", "rotate_hands")
+ALONE_EFFECTS = ("draw_until_color", "swap_hands", "rotate_hands", "flip")
 
 # --- one action code per kind: what a play of it does, read once per play --------------
 # A number card costs the kernel one lookup (ACT_PLAIN) instead of a table read
@@ -72,7 +76,7 @@ ACT_PLAIN, ACT_WILD_DRAW, ACT_WILD, ACT_SKIP, ACT_SKIP_ALL, ACT_REVERSE, ACT_DRA
 ACT_EFFECTS = 7
 ACT_SPECIAL = 8
 # the columns that make a row ACT_EFFECTS on their own
-NEW_COLUMNS = (FX_DRAW_UNTIL, FX_DISCARD_COLOR, FX_SWAP, FX_ROTATE)
+NEW_COLUMNS = (FX_DRAW_UNTIL, FX_DISCARD_COLOR, FX_SWAP, FX_ROTATE, FX_FLIP)
 
 
 def parse_effect(text: str) -> tuple[str, int]:
@@ -95,7 +99,7 @@ def parse_effect(text: str) -> tuple[str, int]:
 
 
 def effect_row(effects: list[tuple[str, int]], condition: str | None, challengeable: bool,
-               stack_value: int, wild: bool) -> np.ndarray:
+               stack_value: int, wild: bool, player_names: bool = False) -> np.ndarray:
     """One kind's row of the effect table."""
     row = np.zeros(NFX, dtype=np.int64)
     row[FX_WILD] = int(wild)
@@ -112,6 +116,7 @@ def effect_row(effects: list[tuple[str, int]], condition: str | None, challengea
     row[FX_COND] = int(condition == "only_without_color")
     row[FX_CHALLENGE] = int(challengeable)
     row[FX_STACK] = stack_value
+    row[FX_NAMER] = int(player_names)
     return row
 
 

@@ -8,10 +8,11 @@ the first player. The round then waits for its first decision.
 from __future__ import annotations
 
 from unosim.engine.kernel.events import emit, log_card, log_pile
-from unosim.engine.kernel.jit import jit
+from unosim.engine.kernel.flip import card_code, face_of, flip_on, hold, physical_deck
+from unosim.engine.kernel.jit import jit, optional
 from unosim.engine.kernel.known import reset_known
 from unosim.engine.kernel.rng import rng_int
-from unosim.engine.kernel.rules import begin_turn, skip_all
+from unosim.engine.kernel.rules import begin_turn, flip_first, skip_all
 from unosim.engine.kernel.state import (
     C_DECK_SIZE,
     C_FIRST_FLIP,
@@ -24,6 +25,7 @@ from unosim.engine.kernel.state import (
     EV_RETURN,
     EV_REVERSE,
     EV_SKIP,
+    FLIP,
     FLIP_REDRAW,
     H_SIZE,
     PH_COLOR,
@@ -52,7 +54,7 @@ from unosim.engine.kernel.state import (
     State,
 )
 from unosim.engine.kernel.table import add_card, draw_n, next_alive, shuffle_row
-from unosim.rules.effects import FX_COND, FX_DRAW, FX_REVERSE, FX_SKIP, FX_SKIP_ALL
+from unosim.rules.effects import FX_COND, FX_DRAW, FX_FLIP, FX_REVERSE, FX_SKIP, FX_SKIP_ALL
 
 
 @jit
@@ -92,9 +94,12 @@ def shuffled_deck(S: State, C: Config) -> None:
     """The whole deck, in kind order, shuffled into the draw pile."""
     s, piles, deck = S.s, S.piles, C.deck
     n = C.ci[C_DECK_SIZE]
-    for i in range(n):
-        piles[0, i] = deck[i]
-    s[S_NDRAW] = n
+    if flip_on(S):  # physical cards (and, once a game, their faces' pairing)
+        physical_deck(S, C)
+    else:
+        for i in range(n):
+            piles[0, i] = deck[i]
+        s[S_NDRAW] = n
     shuffle_row(S, 0, n)
 
 
@@ -109,43 +114,61 @@ def deal(S: State, C: Config, dealer: int) -> None:
         q = first
         for _ in range(s[S_NALIVE]):
             n = s[S_NDRAW] - 1
-            add_card(S, C, q, piles[0, n])
+            v = piles[0, n]
+            hold(S, q, v)
+            add_card(S, C, q, face_of(S, v))
             s[S_NDRAW] = n
             q = next_alive(S, C, q, 1)
     if s[S_TRACE] != 0:
         off = s[S_NCL]
         for q in range(ci[C_PLAYERS]):
             log_card(S, hands[q, H_SIZE])
-            for k in range(C.ci[C_NK]):
-                for _ in range(hands[q, k]):
-                    log_card(S, k)
+            log_hand(S, C, q)
         log_pile(S, 0)
         emit(S, EV_DEAL, dealer, 0, 0, off, s[S_NCL] - off)
     s[S_FIRSTP] = first
     first_flip(S, C)
 
 
+def _log_kinds(S: State, C: Config, q: int) -> None:
+    hands = S.hands
+    for k in range(C.ci[C_NK]):
+        for _ in range(hands[q, k]):
+            log_card(S, k)
+
+
+@optional(FLIP, _log_kinds)
+def log_hand(S: State, C: Config, q: int) -> None:
+    """``q``'s cards into the card log: by kind, or (two-sided deck) each card's two faces."""
+    hp = S.hp
+    for v in range(C.ci[C_DECK_SIZE]):
+        if hp[q, v] != 0:
+            log_card(S, card_code(S, v))
+
+
 @jit
 def flip_one(S: State) -> int:
+    """The draw pile's top card onto the discard pile; its pile value."""
     s, piles = S.s, S.piles
     n = s[S_NDRAW] - 1
-    k = piles[0, n]
+    v = piles[0, n]
     s[S_NDRAW] = n
-    piles[1, s[S_NDISC]] = k
+    piles[1, s[S_NDISC]] = v
     s[S_NDISC] += 1
-    emit(S, EV_FLIP, k, 0, 0, 0, 0)
-    return k
+    emit(S, EV_FLIP, card_code(S, v), 0, 0, 0, 0)
+    return v
 
 
 @jit
 def first_flip(S: State, C: Config) -> None:
     """The first discard, and what it does to the first player (docs/rules.md §2, §10)."""
     s, piles, rng, fx = S.s, S.piles, S.rng, C.fx
-    k = flip_one(S)
+    v = flip_one(S)
+    k = face_of(S, v)
     if C.ci[C_FIRST_FLIP] == FLIP_REDRAW:
         # an action or wild card's effect is ignored; flip on top of it
         while C.face[k] < 0 and s[S_NDRAW] > 0:
-            k = flip_one(S)
+            k = face_of(S, flip_one(S))
     else:
         while fx[k, FX_COND] != 0 and s[S_NDRAW] > 0:
             # back into the pile at a uniformly random gap (top included)
@@ -154,12 +177,20 @@ def first_flip(S: State, C: Config) -> None:
             g = rng_int(rng, n + 1)
             for i in range(n, g, -1):
                 piles[0, i] = piles[0, i - 1]
-            piles[0, g] = k
+            piles[0, g] = v
             s[S_NDRAW] = n + 1
             if s[S_TRACE] != 0:
                 off, ln = log_pile(S, 0)
-                emit(S, EV_RETURN, k, 0, 0, off, ln)
-            k = flip_one(S)
+                emit(S, EV_RETURN, card_code(S, v), 0, 0, off, ln)
+            v = flip_one(S)
+            k = face_of(S, v)
+    first_effect(S, C, k)
+
+
+@jit
+def first_effect(S: State, C: Config, k: int) -> None:
+    """What the first discard ``k`` does before the first turn (docs/rules.md §2, §10)."""
+    s, fx = S.s, C.fx
     fp = s[S_FIRSTP]
     c = C.kc[k]
     if c < 0:
@@ -188,6 +219,8 @@ def first_flip(S: State, C: Config) -> None:
         # as if the dealer had played it: everyone else is skipped (docs/DECISIONS.md)
         skip_all(S, C, s[S_DEALER])
         begin_turn(S, C, s[S_DEALER])
+    elif flip_on(S) and fx[k, FX_FLIP] != 0:
+        flip_first(S, C)  # everything turns to the dark side before the first turn
     else:
         begin_turn(S, C, fp)
 

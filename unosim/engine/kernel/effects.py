@@ -17,6 +17,7 @@ writing its trace event:
 from __future__ import annotations
 
 from unosim.engine.kernel.events import emit, log_card
+from unosim.engine.kernel.flip import color_code
 from unosim.engine.kernel.jit import flag, jit, optional
 from unosim.engine.kernel.known import known_play
 from unosim.engine.kernel.state import (
@@ -93,8 +94,15 @@ def discard_color(S: State, C: Config, p: int, k: int) -> None:
 def draw_until_color(S: State, C: Config, v: int, c: int) -> int:
     """``v`` draws until a card of color ``c`` comes (kept with the rest); how many
     came. Both piles dry: the draw stops there (docs/DECISIONS.md)."""
-    open_draw(S, v, CAUSE_DRAW_UNTIL)
-    S.s[S_DRAW_COLOR] = 1 + c
+    return draw_until(S, C, v, c, CAUSE_DRAW_UNTIL, 0)
+
+
+@jit
+def draw_until(S: State, C: Config, v: int, c: int, cause: int, extra: int) -> int:
+    """``v`` draws until a card of color ``c`` comes, then ``extra`` more (a wrong
+    challenge of a Wild Draw Color), as one draw of ``cause``; how many came."""
+    open_draw(S, v, cause)
+    S.s[S_DRAW_COLOR] = 1 + color_code(S, c)
     got = 0
     while True:
         k = draw_one(S, C)
@@ -103,6 +111,10 @@ def draw_until_color(S: State, C: Config, v: int, c: int) -> int:
         got += 1
         if C.kc[k] == c:  # a wild's is -1
             break
+    for _ in range(extra):
+        if draw_one(S, C) < 0:
+            break
+        got += 1
     close_draw(S)
     S.s[S_DRAW_COLOR] = 0
     return got

@@ -10,6 +10,7 @@ writer: elsewhere every call here compiles to nothing (`optional`).
 
 from __future__ import annotations
 
+from unosim.engine.kernel.flip import card_code
 from unosim.engine.kernel.jit import jit, optional
 from unosim.engine.kernel.state import (
     S_NCL,
@@ -80,5 +81,5 @@ def log_pile(S: State, row: int) -> tuple[int, int]:
     n = s[S_NDRAW] if row == 0 else s[S_NDISC]
     off = s[S_NCL]
     for i in range(n):
-        log_card(S, piles[row, i])
+        log_card(S, card_code(S, piles[row, i]))
     return off, s[S_NCL] - off

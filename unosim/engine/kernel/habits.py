@@ -20,6 +20,7 @@ shuffles all of those and checks every decision stays the same.
 
 from __future__ import annotations
 
+from unosim.engine.kernel.flip import face_of
 from unosim.engine.kernel.jit import jit, optional
 from unosim.engine.kernel.kinds import colored_kind
 from unosim.engine.kernel.rng import chance, rng_int
@@ -358,7 +359,7 @@ def wd4_illegal_chance(S: State, C: Config, p: int) -> float:
                 or (block and kc[k] < 0 and fx[k, FX_COND] == 0)):
             bad += unseen
     for i in range(s[S_NDISC]):
-        k = piles[1, i]
+        k = face_of(S, piles[1, i])
         total -= 1
         if ((colored and kc[k] == c)
                 or (block and kc[k] < 0 and fx[k, FX_COND] == 0)):

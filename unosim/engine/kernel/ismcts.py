@@ -21,16 +21,19 @@ import math
 
 import numpy as np
 
+from unosim.engine.kernel.flip import flip_on, recount
 from unosim.engine.kernel.habits import habit_action
 from unosim.engine.kernel.jit import jit, optional
 from unosim.engine.kernel.reference import random_action
 from unosim.engine.kernel.rng import rng_int, splitmix
 from unosim.engine.kernel.rules import apply_legal, challengeable, legal_actions, wilds_block
 from unosim.engine.kernel.state import (
+    C_DECK_SIZE,
     C_MODE,
     C_NK,
     C_PLAYERS,
     C_SCORING,
+    FLIP,
     H_SIZE,
     H_SUIT,
     ISMCTS,
@@ -56,6 +59,7 @@ from unosim.engine.kernel.state import (
     S_NDISC,
     S_NDRAW,
     S_PHASE,
+    S_SIDE,
     S_TRACE,
     S_WD4_COLOR,
     S_WD4_LEGAL,
@@ -104,6 +108,7 @@ def save_position(S: State, C: Config) -> None:
     copy2(S.x_voids, S.voids)
     copy1(S.x_rng, S.rng, 4)
     copy2(S.x_pp, C.pp)
+    save_faces(S)
 
 
 @jit
@@ -118,6 +123,7 @@ def restore_position(S: State) -> None:
     copy2(S.seat, S.x_seat)
     copy1(S.st, S.x_st, S.st.shape[0])
     copy2(S.voids, S.x_voids)
+    restore_faces(S)
 
 
 @jit
@@ -167,12 +173,8 @@ def use_playout_rows(S: State, C: Config, code: int) -> None:
 
 # --- determinization ------------------------------------------------------------------------
 @jit
-def determinize(S: State, C: Config, me: int) -> None:
-    """Deal the cards ``me`` cannot place into the other hands (their sizes kept) and
-    the draw pile (its size kept): first the cards ``me`` knows each hand holds
-    (`unosim.engine.kernel.known`), then the rest of the deck less ``me``'s hand and the
-    discard pile, shuffled with the state's stream. The hidden WD4 legality
-    follows the sampled hand."""
+def deal_unknown(S: State, C: Config, me: int) -> None:
+    """A one-sided deck: deal the cards ``me`` cannot place (`determinize`)."""
     hands, piles, s, pool, known = S.hands, S.piles, S.s, S.x_pool, S.known
     n = C.ci[C_PLAYERS]
     m = 0
@@ -210,6 +212,20 @@ def determinize(S: State, C: Config, me: int) -> None:
     for i in range(nd):
         piles[0, i] = pool[at + i]
     s[S_NDRAW] = nd
+
+
+@jit
+def determinize(S: State, C: Config, me: int) -> None:
+    """Deal the cards ``me`` cannot place into the other hands (their sizes kept) and
+    the draw pile (its size kept): first the cards ``me`` knows each hand holds
+    (`unosim.engine.kernel.known`), then the rest of the deck less ``me``'s hand and the
+    discard pile, shuffled with the state's stream. The hidden WD4 legality
+    follows the sampled hand."""
+    if flip_on(S):
+        determinize_faces(S, C, me)
+    else:
+        deal_unknown(S, C, me)
+    s, hands = S.s, S.hands
     # the legality of the WD4 being resolved follows from its player's hand now
     # (the sampled one, or ``me``'s own): only its color (or wilds) could make it illegal
     wp = s[S_WD4_PLAYER]
@@ -217,6 +233,77 @@ def determinize(S: State, C: Config, me: int) -> None:
             challengeable(S, C) or s[S_PHASE] == PH_COLOR):
         legal = hands[wp, H_SUIT + s[S_WD4_COLOR]] == 0 and not wilds_block(C, hands[wp])
         s[S_WD4_LEGAL] = 1 if legal else 0
+
+
+def _no_faces(S: State, C: Config, me: int) -> None:
+    return None
+
+
+@optional(FLIP, _no_faces)
+def determinize_faces(S: State, C: Config, me: int) -> None:
+    """A two-sided deck (UNO Flip): every card stays where it is, and each face ``me``
+    cannot see is dealt again at random among the cards whose face it is: the faces in
+    play of the other hands and of the draw pile, and the other faces of ``me``'s own
+    hand, the discard pile and the draw pile below its top (docs/rules.md section 11:
+    a seat sees the other face of the other hands and of the top draw card). What it
+    saw of a card before is not used (docs/DECISIONS.md)."""
+    s, piles, hp, pool = S.s, S.piles, S.hp, S.x_pool
+    side, n, nd = s[S_SIDE], C.ci[C_PLAYERS], s[S_NDRAW]
+    m = 0
+    for q in range(n):
+        if q != me:
+            for v in range(C.ci[C_DECK_SIZE]):
+                if hp[q, v] != 0:
+                    pool[m] = v
+                    m += 1
+    for i in range(nd):
+        pool[m] = piles[0, i]
+        m += 1
+    shuffle_faces(S, side, m)
+    m = 0
+    for v in range(C.ci[C_DECK_SIZE]):
+        if hp[me, v] != 0:
+            pool[m] = v
+            m += 1
+    for i in range(s[S_NDISC]):
+        pool[m] = piles[1, i]
+        m += 1
+    for i in range(nd - 1):  # the top card's other face is in sight
+        pool[m] = piles[0, i]
+        m += 1
+    shuffle_faces(S, 1 - side, m)
+    for q in range(n):
+        if q != me:
+            recount(S, C, q)
+
+
+@jit
+def shuffle_faces(S: State, side: int, m: int) -> None:
+    """Fisher-Yates over the ``side`` faces of the cards ``S.x_pool[:m]``."""
+    fl, pool = S.fl, S.x_pool
+    for i in range(m - 1, 0, -1):
+        j = rng_int(S.rng, i + 1)
+        a, b = pool[i], pool[j]
+        t = fl[side, a]
+        fl[side, a] = fl[side, b]
+        fl[side, b] = t
+
+
+def _no_save(S: State) -> None:
+    return None
+
+
+@optional(FLIP, _no_save)
+def save_faces(S: State) -> None:
+    """A two-sided deck's face table and held cards, kept with the real position."""
+    copy2(S.x_fl, S.fl)
+    copy2(S.x_hp, S.hp)
+
+
+@optional(FLIP, _no_save)
+def restore_faces(S: State) -> None:
+    copy2(S.fl, S.x_fl)
+    copy2(S.hp, S.x_hp)
 
 
 @jit

@@ -20,7 +20,7 @@ A config that nobody reads it for compiles none of it (`optional`).
 
 from __future__ import annotations
 
-from unosim.engine.kernel.jit import optional
+from unosim.engine.kernel.jit import jit, optional
 from unosim.engine.kernel.state import (
     C_KNOWN,
     C_NK,
@@ -149,3 +149,16 @@ def known_shown(S: State, C: Config, q: int, k: int, new: bool) -> None:
             known[o, q, k] += 1
         elif known[o, q, k] == 0:
             known[o, q, k] = 1
+
+
+@jit
+def forget_all_known(S: State, C: Config) -> None:
+    """A Flip turned every card over: what a seat knew of others' hands (by face)
+    no longer names a card in play (docs/DECISIONS.md)."""
+    if S.s[S_KNOW] == 0:
+        return
+    known, n = S.known, C.ci[C_PLAYERS]
+    for o in range(n):
+        for q in range(n):
+            for k in range(C.ci[C_NK]):
+                known[o, q, k] = 0

@@ -55,14 +55,30 @@ from numpy.typing import NDArray
 
 from unosim.engine.kernel.effects import (
     discard_color,
+    draw_until,
     draw_until_color,
     effects_on,
     knock_out,
     over_limit,
 )
 from unosim.engine.kernel.events import emit
+from unosim.engine.kernel.flip import (
+    card_code,
+    color_code,
+    flip_on,
+    pick,
+    release,
+    swap_held,
+    turn_over,
+)
 from unosim.engine.kernel.jit import jit, optional
-from unosim.engine.kernel.known import known_play, known_reveal, known_rotate, known_swap
+from unosim.engine.kernel.known import (
+    forget_all_known,
+    known_play,
+    known_reveal,
+    known_rotate,
+    known_swap,
+)
 from unosim.engine.kernel.rng import chance
 from unosim.engine.kernel.rulings import (
     can_deflect,
@@ -110,6 +126,7 @@ from unosim.engine.kernel.state import (
     C_WD4_WILDS_BLOCK,
     CAUSE_CHALLENGE,
     CAUSE_DRAW2,
+    CAUSE_DRAW_UNTIL,
     CAUSE_STACK,
     CAUSE_TURN,
     CAUSE_UNO,
@@ -117,9 +134,11 @@ from unosim.engine.kernel.state import (
     COLOR_FLIP,
     COLOR_PLAYED,
     COLOR_ROULETTE,
+    COLOR_TURNED,
     EFFECTS,
     EV_CHALLENGE,
     EV_END,
+    EV_FLIP_ALL,
     EV_JUMP,
     EV_PLAY,
     EV_REVERSE,
@@ -162,6 +181,7 @@ from unosim.engine.kernel.state import (
     S_DEFLECTED,
     S_DIR,
     S_DRAWN,
+    S_FIRSTP,
     S_JUMP_I,
     S_KNOW,
     S_LASTK,
@@ -172,6 +192,8 @@ from unosim.engine.kernel.state import (
     S_PEND,
     S_PEND_KIND,
     S_PHASE,
+    S_PID,
+    S_SIDE,
     S_STACK_TURN,
     S_TARGET_CTX,
     S_TGT,
@@ -199,6 +221,7 @@ from unosim.engine.kernel.table import (
     open_draw,
     remove_card,
     top_card,
+    top_code,
 )
 from unosim.rules.cards import CHALLENGE_LOST_EXTRA
 from unosim.rules.effects import (
@@ -215,6 +238,8 @@ from unosim.rules.effects import (
     FX_DISCARD_COLOR,
     FX_DRAW,
     FX_DRAW_UNTIL,
+    FX_FLIP,
+    FX_NAMER,
     FX_REVERSE,
     FX_ROTATE,
     FX_SKIP,
@@ -309,7 +334,10 @@ def challengeable(S: State, C: Config) -> bool:
 
 @jit
 def may_answer(S: State, C: Config, p: int, k: int) -> bool:
-    """May ``p`` play ``k`` on the pending draw (stack it, or deflect it)?"""
+    """May ``p`` play ``k`` on the pending draw (stack it, or deflect it)? Nothing
+    answers a pending draw until color (docs/DECISIONS.md)."""
+    if effects_on(C) and C.fx[S.s[S_PEND_KIND], FX_DRAW_UNTIL] != 0:
+        return False
     return can_stack(S, C, p, k) or can_deflect(S, C, p, k)
 
 
@@ -336,6 +364,8 @@ def pending_choice(S: State, C: Config, p: int) -> bool:
     """Does ``p`` have anything to decide when facing the pending draw?"""
     if challengeable(S, C):
         return True
+    if effects_on(C) and C.fx[S.s[S_PEND_KIND], FX_DRAW_UNTIL] != 0:
+        return False
     ci, stk = C.ci, C.stk
     if ruled(C) and ci[C_DEFLECT] != 0:  # deflect (docs/rules.md §12), stacking on or off
         for i in range(2):
@@ -390,7 +420,7 @@ def begin_turn(S: State, C: Config, p: int) -> None:
         forget_voids(S, C)  # the policies' memory of who drew on what is per round
     s[S_PHASE] = PH_TURN
     s[S_CUR] = p
-    emit(S, EV_TURN, p, s[S_COLOR], top_card(S), 0, 0)
+    emit(S, EV_TURN, p, color_code(S, s[S_COLOR]), top_code(S), 0, 0)
     if S.seat[p, SEAT_SILENCED] != 0:
         slip(S, C, p)
 
@@ -412,13 +442,14 @@ def start_play(S: State, C: Config, p: int, k: int) -> None:
     remove_card(S, C, p, k)
     if s[S_KNOW] != 0:  # checked here: a call per card played costs the kernel ~5%
         known_play(S, C, p, k)
-    piles[1, s[S_NDISC]] = k
+    piles[1, s[S_NDISC]] = release(S, C, p, k)  # the kind; a two-sided deck's card
     s[S_NDISC] += 1
     st[R_PLAYED] += 1
     s[S_LASTP] = p
     s[S_LASTK] = k
     if c < 0:  # a wild: its player names the color
-        if effects_on(C) and C.fx[k, FX_DRAW_UNTIL] != 0:  # Color Roulette: its victim names the color
+        if effects_on(C) and C.fx[k, FX_DRAW_UNTIL] != 0 and C.fx[k, FX_NAMER] == 0:
+            # Color Roulette: its victim names the color
             after_choices(S, C)
             return
         s[S_PHASE] = PH_COLOR
@@ -477,10 +508,11 @@ def after_choices(S: State, C: Config) -> None:
     s, hands, ci = S.s, S.hands, C.ci
     p, k = s[S_LASTP], s[S_LASTK]
     d = s[S_DIR]
+    code = card_code(S, s[S_PID]) if flip_on(S) else k
     if not ruled(C) or ci[C_MULTIPLE_PLAY] == 0:
-        emit(S, EV_PLAY, p, k, s[S_COLOR], 0, 0)
+        emit(S, EV_PLAY, p, code, color_code(S, s[S_COLOR]), 0, 0)
     elif s[S_PHASE] != PH_MULTI_PASS:
-        emit(S, EV_PLAY, p, k, s[S_COLOR], 0, 0)
+        emit(S, EV_PLAY, p, code, color_code(S, s[S_COLOR]), 0, 0)
         if multi_offer(S, C, p, k):
             return
     act = C.act[k]
@@ -508,6 +540,8 @@ def after_choices(S: State, C: Config) -> None:
                 mercy(S, C, victim)
         elif ruled(C) and s[S_PEND] > 0:
             deflect_last(S, C, p, k)
+        elif effects_on(C) and act == ACT_EFFECTS:
+            last_effects(S, C, p, k, victim)
         s[S_PEND] = 0
         s[S_CHAIN] = 0
         end_round(S, C, p)
@@ -591,6 +625,9 @@ def resolve_effects(S: State, C: Config, p: int, k: int, victim: int) -> None:
         s[S_DIR] = d
         emit(S, EV_REVERSE, d, 0, 0, 0, 0)
         victim = next_alive(S, C, p, d)  # the next player in the new direction
+    if fx[k, FX_FLIP] != 0:
+        flip_play(S, C, p)
+        return
     if fx[k, FX_SWAP] != 0 and s[S_NALIVE] > 1:
         if ruled(C) and ci[C_SEVEN_O_SWAP] == SWAP_NEXT:
             seven_swap(S, C, p, victim)
@@ -604,6 +641,9 @@ def resolve_effects(S: State, C: Config, p: int, k: int, victim: int) -> None:
         mercy_all(S, C, p)
         s[S_NEXT] = next_alive(S, C, p, d)
     elif fx[k, FX_DRAW_UNTIL] != 0:
+        if fx[k, FX_NAMER] != 0:  # Wild Draw Color: a pending draw, challengeable
+            pend_draw(S, C, k, victim)
+            return
         s[S_PHASE] = PH_COLOR
         s[S_CUR] = victim
         s[S_COLOR_CTX] = COLOR_ROULETTE
@@ -619,6 +659,78 @@ def resolve_effects(S: State, C: Config, p: int, k: int, victim: int) -> None:
     else:
         s[S_NEXT] = victim
     resolved(S, C)
+
+
+def _no_last(S: State, C: Config, p: int, k: int, victim: int) -> None:
+    return None
+
+
+@optional(EFFECTS, _no_last)
+def last_effects(S: State, C: Config, p: int, k: int, victim: int) -> None:
+    """A last card's section 11 effects that still happen: a Wild Draw Color's draw
+    (its player named the color), a Flip (the round is scored on the new side)."""
+    fx = C.fx
+    if fx[k, FX_DRAW_UNTIL] != 0 and fx[k, FX_NAMER] != 0:
+        draw_until(S, C, victim, S.s[S_COLOR], CAUSE_DRAW_UNTIL, 0)
+    elif flip_on(S) and fx[k, FX_FLIP] != 0:
+        turned(S, C)
+        t = top_card(S)
+        c = C.kc[t]
+        if c >= 0:
+            S.s[S_COLOR] = c
+        emit(S, EV_FLIP_ALL, p, S.s[S_SIDE], color_code(S, c), 0, 0)
+
+
+@jit
+def turned(S: State, C: Config) -> None:
+    """Everything turned over (a Flip): hands, and what the seats remember of them."""
+    turn_over(S, C)
+    forget_voids(S, C)  # the colors mean the other side's now
+    forget_all_known(S, C)
+
+
+@jit
+def flip_play(S: State, C: Config, p: int) -> None:
+    """A Flip card: the other side is in play; the new top face gives the color, or
+    (a wild face) its player names one. Then the next player plays."""
+    s = S.s
+    turned(S, C)
+    c = C.kc[top_card(S)]
+    if c < 0:
+        s[S_PHASE] = PH_COLOR
+        s[S_CUR] = p
+        s[S_COLOR_CTX] = COLOR_TURNED
+        return
+    s[S_COLOR] = c
+    flipped(S, C, p)
+
+
+@jit
+def flipped(S: State, C: Config, p: int) -> None:
+    """The Flip has turned everything and the color is set: write it, play on."""
+    s = S.s
+    emit(S, EV_FLIP_ALL, p, s[S_SIDE], color_code(S, s[S_COLOR]), 0, 0)
+    s[S_NEXT] = next_alive(S, C, p, s[S_DIR])
+    resolved(S, C)
+
+
+@jit
+def flip_first(S: State, C: Config) -> None:
+    """A Flip card turned up by the first flip: everything turns to the other side
+    before the first turn; a wild face's color is named by the first player."""
+    s = S.s
+    turned(S, C)
+    c = C.kc[top_card(S)]
+    emit(S, EV_FLIP_ALL, -1, s[S_SIDE], color_code(S, c), 0, 0)
+    fp = s[S_FIRSTP]
+    if c < 0:
+        s[S_COLOR] = 0
+        s[S_PHASE] = PH_COLOR
+        s[S_CUR] = fp
+        s[S_COLOR_CTX] = COLOR_FLIP
+        return
+    s[S_COLOR] = c
+    begin_turn(S, C, fp)
 
 
 @optional(EFFECTS, _no_roulette)
@@ -710,6 +822,7 @@ def swap_hands(S: State, C: Config, a: int, b: int) -> None:
     copy_hand(C, tmp, hands[a])
     copy_hand(C, hands[a], hands[b])
     copy_hand(C, hands[b], tmp)
+    swap_held(S, C, a, b)
     clear_voids(S, a)
     clear_voids(S, b)
 
@@ -727,6 +840,8 @@ def rotate_hands(S: State, C: Config, d: int) -> None:
         copy_hand(C, tmp, hands[t])
         copy_hand(C, hands[t], carry)
         copy_hand(C, carry, tmp)
+        if t != first:  # a two-sided deck's cards: a chain of swaps with the first seat
+            swap_held(S, C, first, t)
         q = t
     known_rotate(S, C, d)
     S.st[R_SWAPS] += 1
@@ -764,7 +879,10 @@ def accept(S: State, C: Config) -> None:
         cause = CAUSE_WD4
     else:
         cause = CAUSE_DRAW2
-    draw_n(S, C, v, s[S_PEND], cause)
+    if effects_on(C) and C.fx[s[S_PEND_KIND], FX_DRAW_UNTIL] != 0:  # Wild Draw Color
+        draw_until(S, C, v, s[S_COLOR], CAUSE_DRAW_UNTIL, 0)
+    else:
+        draw_n(S, C, v, s[S_PEND], cause)
     if not mercy(S, C, v):
         emit(S, EV_SKIP, v, 0, 0, 0, 0)
     s[S_PEND] = 0
@@ -790,12 +908,19 @@ def challenge(S: State, C: Config) -> None:
     s[S_PEND] = 0
     s[S_DEFLECTED] = 0
     s[S_CHAIN] = 0
+    until = effects_on(C) and C.fx[s[S_PEND_KIND], FX_DRAW_UNTIL] != 0  # Wild Draw Color
     if success:
-        draw_n(S, C, wp, dr, CAUSE_CHALLENGE)
+        if until:
+            draw_until(S, C, wp, s[S_COLOR], CAUSE_CHALLENGE, 0)
+        else:
+            draw_n(S, C, wp, dr, CAUSE_CHALLENGE)
         mercy(S, C, wp)
         s[S_NEXT] = v
     else:
-        draw_n(S, C, v, dr + CHALLENGE_LOST_EXTRA, CAUSE_CHALLENGE)
+        if until:
+            draw_until(S, C, v, s[S_COLOR], CAUSE_CHALLENGE, CHALLENGE_LOST_EXTRA)
+        else:
+            draw_n(S, C, v, dr + CHALLENGE_LOST_EXTRA, CAUSE_CHALLENGE)
         if not mercy(S, C, v):
             emit(S, EV_SKIP, v, 0, 0, 0, 0)
         s[S_NEXT] = next_alive(S, C, v, s[S_DIR])
@@ -945,7 +1070,7 @@ def stack_turn(S: State, C: Config, p: int, a: int) -> None:
             end_round(S, C, -1)
             return
         st[R_TURNS] += 1
-        emit(S, EV_TURN, p, s[S_COLOR], top_card(S), 0, 0)
+        emit(S, EV_TURN, p, color_code(S, s[S_COLOR]), top_code(S), 0, 0)
         if S.seat[p, SEAT_SILENCED] != 0:
             slip(S, C, p)
         if not may_answer(S, C, p, a):
@@ -984,6 +1109,8 @@ def apply_legal(S: State, C: Config, a: int) -> None:
             begin_turn(S, C, p)
         elif s[S_COLOR_CTX] == COLOR_ROULETTE:
             roulette(S, C, p)
+        elif s[S_COLOR_CTX] == COLOR_TURNED:
+            flipped(S, C, p)
         else:
             after_color(S, C)
     elif ph == PH_PENDING:
@@ -1009,7 +1136,7 @@ def apply_legal(S: State, C: Config, a: int) -> None:
                 end_round(S, C, -1)
                 return
             st[R_JUMPS] += 1
-            emit(S, EV_JUMP, p, a, 0, 0, 0)
+            emit(S, EV_JUMP, p, card_code(S, pick(S, C, p, a)) if flip_on(S) else a, 0, 0, 0)
             start_play(S, C, p, a)
     elif ph == PH_MULTI:
         if a == A_PASS:

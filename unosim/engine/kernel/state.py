@@ -95,7 +95,8 @@ C_REVERSE_SYM = C_TURN_RULED + 5
 # docs/rules.md section 11's edition-wide settings the kernel reads
 C_STACK_VALUE = C_TURN_RULED + 6  # 1: stacking by draw value (the kinds' FX_STACK)
 C_MERCY = C_TURN_RULED + 7  # mercy limit (0: none)
-NCI = C_MERCY + 1
+C_FLIP = C_TURN_RULED + 8  # 1: a two-sided (UNO Flip) deck: piles hold physical cards
+NCI = C_FLIP + 1
 
 
 def house_rule_index(key: str) -> int:
@@ -273,6 +274,7 @@ EV_MATCH_END = 20  # card log: winning seats (empty = unfinished)
 EV_DISCARD = 21  # a=p, b=color; card log: the cards discarded under the played one
 EV_OUT = 22  # a=p, b=reason (OUT_MERCY); card log: the hand put under the discard pile
 EV_SKIP_ALL = 23  # a=p, whose Skip Everyone skips every other player
+EV_FLIP_ALL = 24  # a=p (-1: the first flip), b=side now in play, c=color after (-1 none)
 EV_W = 6  # columns per event row
 
 EV_NAMES = {
@@ -282,6 +284,7 @@ EV_NAMES = {
     EV_SWAP: "swap", EV_ROTATE: "rotate", EV_SPECIAL: "special", EV_END: "end",
     EV_SILENCE_END: "silence_end", EV_SLIP: "slip", EV_SCORE: "score",
     EV_MATCH_END: "match_end", EV_DISCARD: "discard", EV_OUT: "out", EV_SKIP_ALL: "skip_all",
+    EV_FLIP_ALL: "flip_all",
 }
 OUT_REASONS = ("mercy",)
 OUT_MERCY = 0
@@ -374,7 +377,9 @@ S_WD4_COLOR = 31  # the color active when the latest WD4 was played (public: a c
 S_KNOW = 32  # 1: keep ``known`` (cards each seat knows another holds; unosim.engine.kernel.known)
 S_DEFLECTED = 33  # 1: the pending draw was deflected (deflect): no challenge of it
 S_DRAW_COLOR = 34  # open draw event: 1 + the color a draw until color waits for, else 0
-NS = 35
+S_SIDE = 35  # UNO Flip: the side in play (0 light, 1 dark)
+S_PID = 36  # UNO Flip: the physical card the last play took from its hand
+NS = 37
 
 # --- per seat: int64 matrix seat[q, SEAT_*] ---------------------------------------
 SEAT_ALIVE, SEAT_SILENCED, SEAT_SCORE = 0, 1, 2
@@ -382,6 +387,7 @@ SEAT_MERCY = 3  # 1: knocked out of this round by the mercy rule (back in the ne
 NSEAT = 4
 TGT_SWAP, TGT_SPECIAL = 0, 1  # what a PH_TARGET choice is for
 COLOR_PLAYED, COLOR_FLIP, COLOR_ROULETTE = 0, 1, 2  # what a PH_COLOR choice is for
+COLOR_TURNED = 3  # a Flip card turned a wild face up: its player names the color
 
 # --- a hand: int64 row hands[q, ...] -------------------------------------------------
 # Columns 0..nk-1 count the cards of each kind (room for MAX_KINDS); then the hand's
@@ -403,7 +409,10 @@ SPECIALS = "specials"  # the editions' special wilds (a deck with WX cards)
 TRACE = "trace"  # the trace writer (a state built to be traced)
 RULINGS = "rulings"  # docs/rules.md §12 away from the printed rules (unosim.engine.kernel.rulings)
 EFFECTS = "effects"  # docs/rules.md section 11: its kinds' effects, the mercy rule
-FEATURES = (HABITS, ISMCTS, KNOWN, SPECIALS, TRACE, RULINGS, EFFECTS)
+# UNO Flip's two-faced cards (unosim.engine.kernel.flip): a state's feature, like the
+# trace writer, since only a two-sided deck's state has the face table and the held cards
+FLIP = "flip"
+FEATURES = (HABITS, ISMCTS, KNOWN, SPECIALS, TRACE, RULINGS, EFFECTS, FLIP)
 
 
 MARKER_PREFIX = "uses_"  # a variant's marker fields: its type, not its state
@@ -443,6 +452,10 @@ class State(Protocol):
     scratch: IntArray  # [2, NH] work space: hand rows being swapped
     voids: IntArray  # [MAX_PLAYERS, NCOLORS] 1: the seat drew on its turn on that color, and
     #                 has taken no card since (public memory the policies read)
+    fl: IntArray  # UNO Flip states only: [2, pile] each physical card's light and dark face
+    hp: NDArray[np.int8]  # UNO Flip states only: [MAX_PLAYERS, pile] 1 where q holds the card
+    x_fl: IntArray  # UNO Flip states only: the search's saved face table and held cards
+    x_hp: NDArray[np.int8]
     known: NDArray[np.int16]  # [MAX_PLAYERS, MAX_PLAYERS, MAX_KINDS] cards of each kind seat o knows seat q
     #                 holds, kept while S_KNOW is on (unosim.engine.kernel.known)
     # work space of unosim.engine.kernel.ismcts: the real position saved while it searches, the
@@ -479,6 +492,8 @@ class Config(Protocol):
     icons: IntArray  # 1 where the kind bears the Wishing Icon
     dc: IntArray  # copies of each kind in the deck (all decks)
     deck: IntArray  # [pile] the deck in kind order, where every round's shuffle starts
+    #                 (UNO Flip: the light faces; ``deck2`` the dark faces)
+    deck2: IntArray  # [pile]
     fx: IntArray  # [MAX_KINDS, NFX] what each kind does (unosim.rules.effects, FX_* columns)
     act: IntArray  # what a play of each kind does, one code (ACT_*, from fx)
     kc: IntArray  # color 0..3, -1 for a wild
@@ -519,16 +534,20 @@ def _markers(features: set[str] | frozenset[str]) -> list[tuple[str, type]]:
     return [(marker(f), np.int64) for f in FEATURES if f in features]
 
 
-def state_dtype(pile: int, trace: bool = False) -> np.dtype:
+def state_dtype(pile: int, trace: bool = False, flip: bool = False) -> np.dtype:
     """One fixed layout for every config that fits the standard pile size, so
     the kernel compiles once per variant (a bigger custom deck widens the piles).
 
     Only a state built for tracing has the trace buffers, and the trace writer
-    compiles only for it (`unosim.engine.kernel.jit.optional`)."""
+    compiles only for it (`unosim.engine.kernel.jit.optional`); only a two-sided
+    deck's state has the face table and the held cards (the ``FLIP`` feature)."""
     buffers = [("ev", np.int64, (EV_ROWS, EV_W)), ("cl", np.int64, (CL_SIZE,))] if trace else []
-    return np.dtype([*_markers({TRACE} if trace else set()), ("s", np.int64, (NS,)), ("hands", np.int64, (MAX_PLAYERS, NH)),
+    faces = [("fl", np.int64, (2, pile)), ("hp", np.int8, (MAX_PLAYERS, pile)),
+             ("x_fl", np.int64, (2, pile)), ("x_hp", np.int8, (MAX_PLAYERS, pile))] if flip else []
+    feats = ({TRACE} if trace else set()) | ({FLIP} if flip else set())
+    return np.dtype([*_markers(feats), ("s", np.int64, (NS,)), ("hands", np.int64, (MAX_PLAYERS, NH)),
                      ("piles", np.int64, (2, pile)), ("seat", np.int64, (MAX_PLAYERS, NSEAT)),
-                     ("rng", np.uint64, (4,)), *buffers, ("st", np.int64, (NR,)),
+                     ("rng", np.uint64, (4,)), *buffers, *faces, ("st", np.int64, (NR,)),
                      ("winners", np.int64, (MAX_PLAYERS,)), ("flags", np.int64, (MAX_PLAYERS,)),
                      ("scratch", np.int64, (2, NH)),
                      ("voids", np.int64, (MAX_PLAYERS, NCOLORS)),
@@ -551,7 +570,8 @@ def config_dtype(pile: int, features: frozenset[str] = frozenset()) -> np.dtype:
     return np.dtype([*_markers(features), ("ci", np.int64, (NCI,)), ("cf", np.float64, (NCF,)),
                      ("pp", np.float64, (MAX_PLAYERS, NPP)), ("points", np.int64, (MAX_KINDS,)),
                      ("icons", np.int64, (MAX_KINDS,)), ("dc", np.int64, (MAX_KINDS,)),
-                     ("deck", np.int64, (pile,)), ("fx", np.int64, (MAX_KINDS, NFX)),
+                     ("deck", np.int64, (pile,)), ("deck2", np.int64, (pile,)),
+                     ("fx", np.int64, (MAX_KINDS, NFX)),
                      ("act", np.int64, (MAX_KINDS,)), ("kc", np.int64, (MAX_KINDS,)),
                      ("suit", np.int64, (MAX_KINDS,)), ("sym", np.int64, (MAX_KINDS,)),
                      ("face", np.int64, (MAX_KINDS,)), ("stk", np.int64, (MAX_KINDS + 1,)),
@@ -673,7 +693,7 @@ def copy_record(rec: Any, scratch: tuple[str, ...] = ()) -> Any:
 def alloc_state(cc: KernelArrays, trace: bool) -> State:
     """A fresh state record; ``trace`` makes the kernel write events (and compiles
     the trace writer into the code that runs on it)."""
-    rec = _record(state_dtype(pile_size(cc), trace))
+    rec = _record(state_dtype(pile_size(cc), trace, flip=bool(cc.ci[C_FLIP])))
     rec.s[S_TRACE] = 1 if trace else 0
     rec.seat[:, SEAT_ALIVE] = 1
     return cast(State, rec)
@@ -697,8 +717,14 @@ def config_tuple(cc: KernelArrays, features: frozenset[str] | None = None) -> Co
     rec.points[:nk] = cc.points
     rec.icons[:nk] = cc.wish_icons
     rec.dc[:nk] = cc.deck_counts
-    deck = np.repeat(np.arange(nk), cc.deck_counts)
-    rec.deck[: len(deck)] = deck
+    if cc.ci[C_FLIP]:  # the light faces, then (deck2) the dark ones, each in kind order
+        light = np.repeat(np.arange(nk), np.where(kinds.side == 0, cc.deck_counts, 0))
+        dark = np.repeat(np.arange(nk), np.where(kinds.side == 1, cc.deck_counts, 0))
+        rec.deck[: len(light)] = light
+        rec.deck2[: len(dark)] = dark
+    else:
+        deck = np.repeat(np.arange(nk), cc.deck_counts)
+        rec.deck[: len(deck)] = deck
     rec.fx[:nk] = cc.effects
     rec.act[:nk] = action_codes(cc.effects)
     rec.kc[:nk] = kinds.color
@@ -763,14 +789,16 @@ def compile_config(cfg: GameConfig) -> CompiledConfig:
     ci[C_SCORING] = SCORING_CODE[cfg.scoring]
     ci[C_TARGET] = cfg.target
     ci[C_MAX_ROUNDS] = cfg.max_rounds
-    ci[C_DECK_SIZE] = counts.sum()
+    kinds = kind_table(ed)
+    ci[C_FLIP] = int(kinds.two_sided)
+    # physical cards: a two-sided deck's faces are two per card
+    ci[C_DECK_SIZE] = counts[kinds.side == 0].sum()
     ci[C_KNOWN] = int(any(p == "ismcts" for p in cfg.seat_policies))
     for i, key in enumerate(HOUSE_RULE_KEYS):
         ci[C_HOUSE + i] = switch_code(key, _setting(cfg, key))
     ci[C_TURN_RULED] = int(cfg.house_rules.wd4_unrestricted or cfg.house_rules.no_action_finish)
     ci[C_STACK_VALUE] = int(ed.stacking == "value")
     ci[C_MERCY] = ed.mercy_limit or 0
-    kinds = kind_table(ed)
     ci[C_NK] = kinds.nk
     ci[C_NCOL] = kinds.ncolored
     ci[C_WBASE] = kinds.wild_base

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from unosim.engine.kernel.events import emit, log_card, log_pile
+from unosim.engine.kernel.flip import card_code, face_of, hold
 from unosim.engine.kernel.jit import jit
 from unosim.engine.kernel.rng import below, xoshiro
 from unosim.engine.kernel.state import (
@@ -57,7 +58,13 @@ def next_alive(S: State, C: Config, p: int, d: int) -> int:
 
 @jit
 def top_card(S: State) -> int:
-    return S.piles[1, S.s[S_NDISC] - 1]
+    return face_of(S, S.piles[1, S.s[S_NDISC] - 1])
+
+
+@jit
+def top_code(S: State) -> int:
+    """The top card as events write it (`unosim.engine.kernel.flip.card_code`)."""
+    return card_code(S, S.piles[1, S.s[S_NDISC] - 1])
 
 
 @jit
@@ -175,12 +182,14 @@ def draw_one(S: State, C: Config) -> int:
         if not reshuffle(S):
             return -1
     n = s[S_NDRAW] - 1
-    k = piles[0, n]
+    v = piles[0, n]
+    k = face_of(S, v)
     s[S_NDRAW] = n
+    hold(S, s[S_DRAW_P], v)
     add_card(S, C, s[S_DRAW_P], k)
     st[R_DRAWN] += 1
     st[R_DRAW_BY_CAUSE + s[S_DRAW_CAUSE]] += 1
-    log_card(S, k)
+    log_card(S, card_code(S, v))
     return k
 
 
