@@ -505,15 +505,8 @@ def test_skip_everyone_on_the_dark_side() -> None:
 
 POLICIES: list[Any] = ["random", "greedy", "cautious", "defender", "strategic",
                        {"policy": "ismcts", "params": {"iterations": 20}}]
-# Stacking switches the engine plays under Flip; draw_two_on_wd4 is the engine bug
-# pinned by test_engine_flip_stacking_draw_two_on_wild_draw.
-STACK_PLAYED = [f"house_rules.stacking.{k}=true" for k in
-                ("draw_two_on_draw_two", "wd4_on_wd4", "wd4_on_draw_two")]
-# An engine bug the checker reports, pinned by test_engine_plays_the_drawn_physical_card
-# (strict xfail): after a draw the kernel plays the lowest-numbered physical card that
-# shows the drawn card's face (unosim/engine/kernel/flip.py ``pick``), not the drawn one.
-# Tolerated in the broad replays below until that test passes; then remove it.
-DRAWN_CARD_BUG = "after drawing; only the drawn card"
+STACK_ALL = [f"house_rules.stacking.{k}=true" for k in
+             ("draw_two_on_draw_two", "wd4_on_wd4", "wd4_on_draw_two", "draw_two_on_wd4")]
 
 
 def engine_games(players: int, seeds: range, sets: tuple[str, ...] = (),
@@ -536,9 +529,9 @@ def engine_games(players: int, seeds: range, sets: tuple[str, ...] = (),
 
 
 def replays(events: list[dict[str, Any]], what: Any, **kw: Any) -> int:
-    """Check an engine trace; every violation but the pinned engine bug fails. Rounds."""
+    """Check an engine trace, which must pass; the rounds it holds."""
     res = check_trace(events, **kw)
-    assert all(DRAWN_CARD_BUG in v for v in res.violations), (what, res.violations[:3])
+    assert res.ok, (what, res.violations[:3])
     return res.rounds
 
 
@@ -572,7 +565,7 @@ def test_engine_flip_traces_replay(players: int, seeds: int) -> None:
 def test_engine_flip_house_rules_and_matches_replay() -> None:
     """Flip under stacking, jump-in, Seven-O and draw-until-play, each alone and all
     together, and matches (the same pairs every round), with random seats."""
-    one_each = [(*STACK_PLAYED,), ("house_rules.jump_in=true",), ("house_rules.seven_o=true",),
+    one_each = [(*STACK_ALL,), ("house_rules.jump_in=true",), ("house_rules.seven_o=true",),
                 ("house_rules.draw_until_play=true",)]
     seen: set[str] = set()
     for sets in [*one_each, tuple(x for s in one_each for x in s)]:
@@ -622,22 +615,19 @@ def test_deleting_any_one_event_of_an_engine_flip_trace_is_caught() -> None:
         assert check_trace(events[:i] + events[i + 1:]).violations, (i, e)
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: after a draw the kernel plays another "
-                   "physical card showing the same face (kernel/flip.py pick)")
 def test_engine_plays_the_drawn_physical_card() -> None:
-    """Flip, 2 players (greedy, random), seed 5: seat 0 draws YD1/UR at event 17 and the
-    engine plays YD1/T1, drawn at event 13, instead (docs/rules.md §12 draw_then_play)."""
+    """Flip, 2 players (greedy, random), seed 5: seat 0 draws YD1/UR at event 17 holding
+    YD1/T1 too; the engine once played YD1/T1 (the lowest card id showing YD1), not the
+    drawn card (docs/rules.md §12 draw_then_play). Found by this checker."""
     _, names, events = next(engine_games(2, range(5, 6)))
     res = check_trace(events, policies=names)
     assert res.ok, res.violations
 
 
-@pytest.mark.xfail(strict=True, raises=RuntimeError, reason="engine bug: under "
-                   "draw_two_on_wd4 a Flip seat's compiled policy picks an illegal action")
 def test_engine_flip_stacking_draw_two_on_wild_draw() -> None:
-    """Flip with draw_two_on_wd4, 2 random seats, seed 5: at seat 1's regular turn (event
-    66, light side, top B4/U7) the policy chose "OD5", a dark face, and the engine
-    raised (also 4 players, seed 26, at the first turn: "PD5", held by nobody)."""
+    """Flip with draw_two_on_wd4, 2 random seats, seed 5: the engine once raised
+    "compiled policy chose illegal OD5" at seat 1's turn (event 66); also 4 players,
+    seed 26 ("PD5"). Found by these replays."""
     _, names, events = next(engine_games(2, range(5, 6), ("house_rules.stacking."
                                                           "draw_two_on_wd4=true",), False))
     assert check_trace(events, policies=names).ok
