@@ -27,7 +27,7 @@ import numpy as np
 from unosim.engine.kernel import state as L
 from unosim.engine.kernel.batch import Tally, begin_game, end_round, next_round
 from unosim.engine.kernel.deal import deal, new_round, reset_state
-from unosim.engine.kernel.flip import hold
+from unosim.engine.kernel.flip import hold, index_faces
 from unosim.engine.kernel.policies import policy_action
 from unosim.engine.kernel.rng import seed_game, seed_keys
 from unosim.engine.kernel.rules import apply_action, begin_turn, legal_actions
@@ -185,6 +185,7 @@ class Round:
                                          f"cards, not {len(ks)}")
             r.S.fl[0, : len(ks)] = [a for a, _ in pairs]
             r.S.fl[1, : len(ks)] = [b for _, b in pairs]
+            index_faces(r.S, r.C)
         else:
             ks = _tokens(cc.kinds, deck, "deck")
         if len(ks) > r.S.piles.shape[1] - 1:
@@ -244,8 +245,10 @@ class Round:
         if len(pairs) > S.fl.shape[1]:
             raise IllegalActionError(f"{len(pairs)} cards exceed the pile size")
         S.s[L.S_SIDE] = side
+        S.fl[:] = -1  # only the cards listed are in this game
         for v, (a, b) in enumerate(pairs):
             S.fl[0, v], S.fl[1, v] = a, b
+        index_faces(S, self.C)
         v = 0
         for p, h in enumerate(hands):
             for _ in h:

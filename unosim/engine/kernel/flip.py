@@ -85,6 +85,7 @@ def _no_hold(S: State, q: int, v: int) -> None:
 def hold(S: State, q: int, v: int) -> None:
     """Physical card ``v`` goes into ``q``'s hand (its kind counted by the caller)."""
     S.hp[q, v] = 1
+    S.fo[v] = q
     S.s[S_HELD] = v
 
 
@@ -101,10 +102,33 @@ def pick(S: State, C: Config, q: int, k: int) -> int:
     v = S.s[S_HELD]
     if S.s[S_PHASE] == PH_DRAWN and hp[q, v] != 0 and fl[side, v] == k:
         return v
-    for v in range(C.ci[C_DECK_SIZE]):
-        if hp[q, v] != 0 and fl[side, v] == k:
+    fk = S.fk[side, k]
+    for j in range(S.fkn[side, k]):  # the cards showing k, in card order (`index_faces`)
+        v = fk[j]
+        if hp[q, v] != 0:
             return v
     return -1
+
+
+def _no_index(S: State, C: Config) -> None:
+    return None
+
+
+@optional(FLIP, _no_index)
+def index_faces(S: State, C: Config) -> None:
+    """The cards showing each kind on each side, in card order, from the face table
+    (after it is drawn or changed): `pick` reads a kind's few cards, not the deck."""
+    fl, fk, fkn = S.fl, S.fk, S.fkn
+    for side in range(2):
+        for k in range(C.ci[C_NK]):
+            fkn[side, k] = 0
+    room = fk.shape[2]
+    for v in range(C.ci[C_DECK_SIZE]):
+        for side in range(2):
+            k = fl[side, v]
+            if k >= 0 and fkn[side, k] < room:  # k < 0: no such card (a position built by hand)
+                fk[side, k, fkn[side, k]] = v
+                fkn[side, k] += 1
 
 
 @optional(FLIP, _as_kind)
@@ -112,6 +136,7 @@ def release(S: State, C: Config, q: int, k: int) -> int:
     """``q`` lets go of a card showing ``k`` (`pick`); the pile value it becomes."""
     v = pick(S, C, q, k)
     S.hp[q, v] = 0
+    S.fo[v] = -1
     S.s[S_PID] = v
     return v
 
@@ -124,11 +149,15 @@ def _no_swap(S: State, C: Config, a: int, b: int) -> None:
 def swap_held(S: State, C: Config, a: int, b: int) -> None:
     """Seats ``a`` and ``b`` exchange their physical cards (a Seven-O swap; a rotation
     is a chain of them)."""
-    hp = S.hp
+    hp, fo = S.hp, S.fo
     for v in range(C.ci[C_DECK_SIZE]):
         t = hp[a, v]
         hp[a, v] = hp[b, v]
         hp[b, v] = t
+        if fo[v] == a:
+            fo[v] = b
+        elif fo[v] == b:
+            fo[v] = a
 
 
 def _no_deck(S: State, C: Config) -> None:
@@ -142,9 +171,12 @@ def physical_deck(S: State, C: Config) -> None:
     the faces paired: light faces in kind order, the dark ones shuffled onto them."""
     s, fl, hp, n = S.s, S.fl, S.hp, C.ci[C_DECK_SIZE]
     s[S_SIDE] = 0
-    for q in range(C.ci[C_PLAYERS]):
-        for v in range(n):
+    fo = S.fo
+    for v in range(n):  # the cards still held from the last round (`hold` keeps fo with hp)
+        q = fo[v]
+        if q >= 0:
             hp[q, v] = 0
+            fo[v] = -1
     if s[S_ROUND] == 0:
         rng = S.rng
         s0, s1, s2, s3 = rng[0], rng[1], rng[2], rng[3]
@@ -158,6 +190,7 @@ def physical_deck(S: State, C: Config) -> None:
             fl[1, i] = fl[1, j]
             fl[1, j] = t
         rng[0], rng[1], rng[2], rng[3] = s0, s1, s2, s3
+        index_faces(S, C)
     piles = S.piles
     for v in range(n):
         piles[0, v] = v
@@ -171,10 +204,21 @@ def _no_turn(S: State, C: Config) -> None:
 @optional(FLIP, _no_turn)
 def turn_over(S: State, C: Config) -> None:
     """A Flip card: the other side is in play; every hand's counts are its cards'
-    other faces (the piles' order stays: their values are physical cards)."""
-    S.s[S_SIDE] = 1 - S.s[S_SIDE]
-    for q in range(C.ci[C_PLAYERS]):
-        recount(S, C, q)
+    other faces (the piles' order stays: their values are physical cards). One pass
+    over the cards: each held one moves its count from its old face to its new one."""
+    s, fl, fo, hands, suit = S.s, S.fl, S.fo, S.hands, C.suit
+    old = s[S_SIDE]
+    side = 1 - old
+    s[S_SIDE] = side
+    for v in range(C.ci[C_DECK_SIZE]):
+        q = fo[v]
+        if q >= 0:
+            ko, kn = fl[old, v], fl[side, v]
+            row = hands[q]
+            row[ko] -= 1
+            row[kn] += 1
+            row[H_SUIT + suit[ko]] -= 1
+            row[H_SUIT + suit[kn]] += 1
 
 
 def _no_count(S: State, C: Config, q: int) -> None:

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from unosim.engine.kernel.flip import flip_on, recount
+from unosim.engine.kernel.flip import flip_on, index_faces, recount
 from unosim.engine.kernel.habits import habit_action
 from unosim.engine.kernel.jit import jit, optional
 from unosim.engine.kernel.reference import random_action
@@ -112,7 +112,7 @@ def save_position(S: State, C: Config) -> None:
 
 
 @jit
-def restore_position(S: State) -> None:
+def restore_position(S: State, C: Config) -> None:
     """Back to the saved position, all but the draw pile's cards (a determinization
     deals those) and the stream (the search's own runs on)."""
     copy1(S.s, S.x_s, S.s.shape[0])
@@ -123,13 +123,13 @@ def restore_position(S: State) -> None:
     copy2(S.seat, S.x_seat)
     copy1(S.st, S.x_st, S.st.shape[0])
     copy2(S.voids, S.x_voids)
-    restore_faces(S)
+    restore_faces(S, C)
 
 
 @jit
 def finish(S: State, C: Config) -> None:
     """Put everything back as it was before the search."""
-    restore_position(S)
+    restore_position(S, C)
     copy2(S.piles, S.x_piles)
     copy1(S.rng, S.x_rng, 4)
     copy2(C.pp, S.x_pp)
@@ -272,6 +272,7 @@ def determinize_faces(S: State, C: Config, me: int) -> None:
         pool[m] = piles[0, i]
         m += 1
     shuffle_faces(S, 1 - side, m)
+    index_faces(S, C)
     for q in range(n):
         if q != me:
             recount(S, C, q)
@@ -298,12 +299,19 @@ def save_faces(S: State) -> None:
     """A two-sided deck's face table and held cards, kept with the real position."""
     copy2(S.x_fl, S.fl)
     copy2(S.x_hp, S.hp)
+    copy1(S.x_fo, S.fo, S.fo.shape[0])
 
 
-@optional(FLIP, _no_save)
-def restore_faces(S: State) -> None:
+def _no_restore(S: State, C: Config) -> None:
+    return None
+
+
+@optional(FLIP, _no_restore)
+def restore_faces(S: State, C: Config) -> None:
     copy2(S.fl, S.x_fl)
     copy2(S.hp, S.x_hp)
+    copy1(S.fo, S.x_fo, S.fo.shape[0])
+    index_faces(S, C)
 
 
 @jit
@@ -422,7 +430,7 @@ def search(S: State, C: Config, me: int, iters: int, expl: float, code: int) -> 
     S.x_n[0] = 0
     nodes = 1
     for _ in range(min(iters, X_NODES - 1)):
-        restore_position(S)
+        restore_position(S, C)
         determinize(S, C, me)
         nodes = iterate(S, C, expl, nodes)
     return nodes
@@ -502,7 +510,7 @@ def action_values(S: State, C: Config, actions: np.ndarray, playouts: int, code:
         copy1(S.x_rs, S.rng, 4)
         for i in range(actions.shape[0]):
             copy1(S.rng, S.x_rs, 4)
-            restore_position(S)
+            restore_position(S, C)
             determinize(S, C, me)
             apply_legal(S, C, actions[i])
             if wins_for(C, me, play_out(S, C)):

@@ -8,6 +8,7 @@ nothing imports back.
 
 from __future__ import annotations
 
+from unosim.engine.kernel.flip import flip_on
 from unosim.engine.kernel.jit import jit
 from unosim.engine.kernel.kinds import colored_kind
 from unosim.engine.kernel.rng import rng_int
@@ -30,6 +31,7 @@ from unosim.engine.kernel.state import (
     C_JUMP_IN,
     C_NCOL,
     C_NK,
+    C_NLIGHT,
     C_PLAYERS,
     C_STACK_VALUE,
     C_TURN_RULED,
@@ -50,6 +52,7 @@ from unosim.engine.kernel.state import (
     S_NALIVE,
     S_PEND_KIND,
     S_PHASE,
+    S_SIDE,
     SEAT_ALIVE,
     Config,
     State,
@@ -107,7 +110,10 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
     ci = C.ci
     nc = ci[C_NCOL]
     base = colored_kind(C, c, 0)
-    color = h[base:base + nc]  # a slice: no index checks in the loops below
+    lo, hi = 0, nc
+    if flip_on(S):  # a two-sided deck's color block holds both sides' kinds: the side in play's
+        lo, hi = (0, ci[C_NLIGHT]) if S.s[S_SIDE] == 0 else (ci[C_NLIGHT], nc)
+    color = h[base + lo:base + hi]  # a slice: no index checks in the loops below
     held_color = h[H_SUIT + c]
     total = held_color
     tr = -1 if C.kc[t] < 0 else C.sym[t]
@@ -131,10 +137,10 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
         # a search's exit branch is a coin flip the CPU mispredicts)
         passed = 0
         run = 0
-        for r in range(nc):
+        for r in range(color.shape[0]):
             run += color[r]
             passed += run <= x
-        return base + passed
+        return base + lo + passed
     x -= held_color
     if tr >= 0:
         for cc in range(NCOLORS):

@@ -96,7 +96,8 @@ C_REVERSE_SYM = C_TURN_RULED + 5
 C_STACK_VALUE = C_TURN_RULED + 6  # 1: stacking by draw value (the kinds' FX_STACK)
 C_MERCY = C_TURN_RULED + 7  # mercy limit (0: none)
 C_FLIP = C_TURN_RULED + 8  # 1: a two-sided (UNO Flip) deck: piles hold physical cards
-NCI = C_FLIP + 1
+C_NLIGHT = C_TURN_RULED + 9  # colored kinds per color on the light side (C_NCOL one-sided)
+NCI = C_NLIGHT + 1
 
 
 def house_rule_index(key: str) -> int:
@@ -455,8 +456,13 @@ class State(Protocol):
     #                 has taken no card since (public memory the policies read)
     fl: IntArray  # UNO Flip states only: [2, pile] each physical card's light and dark face
     hp: NDArray[np.int8]  # UNO Flip states only: [MAX_PLAYERS, pile] 1 where q holds the card
+    fk: NDArray[np.int16]  # UNO Flip states only: [2, MAX_KINDS, copies] the cards showing each
+    #                 kind on each side, in card order (fkn of them): `flip.index_faces`
+    fkn: IntArray  # [2, MAX_KINDS]
+    fo: IntArray  # UNO Flip states only: [pile] the seat holding each card, -1 in a pile
     x_fl: IntArray  # UNO Flip states only: the search's saved face table and held cards
     x_hp: NDArray[np.int8]
+    x_fo: IntArray
     known: NDArray[np.int16]  # [MAX_PLAYERS, MAX_PLAYERS, MAX_KINDS] cards of each kind seat o knows seat q
     #                 holds, kept while S_KNOW is on (unosim.engine.kernel.known)
     # work space of unosim.engine.kernel.ismcts: the real position saved while it searches, the
@@ -535,16 +541,20 @@ def _markers(features: set[str] | frozenset[str]) -> list[tuple[str, type]]:
     return [(marker(f), np.int64) for f in FEATURES if f in features]
 
 
-def state_dtype(pile: int, trace: bool = False, flip: bool = False) -> np.dtype:
+def state_dtype(pile: int, trace: bool = False, flip: bool = False, copies: int = 0) -> np.dtype:
     """One fixed layout for every config that fits the standard pile size, so
     the kernel compiles once per variant (a bigger custom deck widens the piles).
 
     Only a state built for tracing has the trace buffers, and the trace writer
     compiles only for it (`unosim.engine.kernel.jit.optional`); only a two-sided
-    deck's state has the face table and the held cards (the ``FLIP`` feature)."""
+    deck's state has the face table and the held cards (the ``FLIP`` feature), its face
+    index sized by ``copies``, the most cards of one kind in the deck."""
     buffers = [("ev", np.int64, (EV_ROWS, EV_W)), ("cl", np.int64, (CL_SIZE,))] if trace else []
     faces = [("fl", np.int64, (2, pile)), ("hp", np.int8, (MAX_PLAYERS, pile)),
-             ("x_fl", np.int64, (2, pile)), ("x_hp", np.int8, (MAX_PLAYERS, pile))] if flip else []
+             ("fk", np.int16, (2, MAX_KINDS, max(copies, 1))), ("fkn", np.int64, (2, MAX_KINDS)),
+             ("fo", np.int64, (pile,)),
+             ("x_fl", np.int64, (2, pile)), ("x_hp", np.int8, (MAX_PLAYERS, pile)),
+             ("x_fo", np.int64, (pile,))] if flip else []
     feats = ({TRACE} if trace else set()) | ({FLIP} if flip else set())
     return np.dtype([*_markers(feats), ("s", np.int64, (NS,)), ("hands", np.int64, (MAX_PLAYERS, NH)),
                      ("piles", np.int64, (2, pile)), ("seat", np.int64, (MAX_PLAYERS, NSEAT)),
@@ -694,9 +704,12 @@ def copy_record(rec: Any, scratch: tuple[str, ...] = ()) -> Any:
 def alloc_state(cc: KernelArrays, trace: bool) -> State:
     """A fresh state record; ``trace`` makes the kernel write events (and compiles
     the trace writer into the code that runs on it)."""
-    rec = _record(state_dtype(pile_size(cc), trace, flip=bool(cc.ci[C_FLIP])))
+    flip = bool(cc.ci[C_FLIP])
+    rec = _record(state_dtype(pile_size(cc), trace, flip, int(cc.deck_counts.max()) if flip else 0))
     rec.s[S_TRACE] = 1 if trace else 0
     rec.seat[:, SEAT_ALIVE] = 1
+    if flip:
+        rec.fo[:] = -1  # nobody holds a card
     return cast(State, rec)
 
 
@@ -802,6 +815,7 @@ def compile_config(cfg: GameConfig) -> CompiledConfig:
     ci[C_MERCY] = ed.mercy_limit or 0
     ci[C_NK] = kinds.nk
     ci[C_NCOL] = kinds.ncolored
+    ci[C_NLIGHT] = len(kinds.colored)
     ci[C_WBASE] = kinds.wild_base
     fx = effects_by_kind(ed)
     for slot, column in ((C_SKIP_SYM, FX_SKIP), (C_REVERSE_SYM, FX_REVERSE)):
