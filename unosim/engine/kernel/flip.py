@@ -25,7 +25,6 @@ from unosim.engine.kernel.rng import below, xoshiro
 from unosim.engine.kernel.state import (
     C_DECK_SIZE,
     C_NK,
-    C_PLAYERS,
     FLIP,
     H_SIZE,
     H_SUIT,
