@@ -53,6 +53,8 @@ CASES = [  # (config, overrides, seeds)
     *((name, [], (14,)) for name in ("classic_1992", "disney100", "disney_wish", "encanto",
                                      "draw_until_play", "two_player_reverse",
                                      "party_8p_2decks", "chaos")),
+    ("flip", [], (15, 16)),
+    ("flip", ["players=6", "mode=match", "target=150"], (17,)),
 ]
 
 
@@ -347,6 +349,51 @@ def test_a_link_opens_at_an_event_and_a_seat(browser: Browser, tmp_path: Path) -
         assert page.js("document.getElementById('view').value") == "2"
         for q, h in enumerate(page.hands()):
             assert all((c is None) == (q != 2) for c in h)
+        errors = page.errors()
+    finally:
+        page.close()
+    assert not errors, f"console errors: {json.dumps(errors)[:2000]}"
+
+
+def test_a_flip_game_in_chromium(browser: Browser, tmp_path: Path) -> None:  # noqa: F811
+    """UNO Flip: cards show their face in play with the other face small; the side in play
+    is shown; a seat's view shows the backs (other faces) of the others' cards and of the
+    draw pile's top card, as a seat at the table sees them (docs/rules.md section 11)."""
+    events = next(ev for seed in range(20) for ev in [_trace("flip", ["players=3"], seed)]
+                  if any(e["e"] == "flip_all" and e["p"] >= 0 for e in ev))
+    flip_at = next(i for i, e in enumerate(events) if e["e"] == "flip_all" and e["p"] >= 0)
+    page = Page(browser, write_viewer(events, tmp_path / "flip.html").as_uri())
+    faces = """Array.from(document.querySelectorAll('.seat'), s =>
+        Array.from(s.querySelectorAll('.card'), c =>
+          [c.querySelector('span').textContent, c.querySelector('.other') ?
+           c.querySelector('.other').textContent : null, c.className]))"""
+    info = "document.getElementById('info').textContent"
+    try:
+        assert [Counter(h) for h in page.hands()] == [Counter(h) for h in events[0]["hands"]]
+        assert "side in playlight" in page.js(info)
+        dealt = page.js(faces)  # light faces up front, the dark face in the corner
+        hand0 = sorted(events[0]["hands"][0], key=lambda c: c.split("/")[0])
+        assert sorted(o for _, o, _ in dealt[0]) == sorted(c.split("/")[1] for c in hand0)
+        page.js(f"window.viewer.go({flip_at})")
+        assert "side in playdark" in page.js(info)
+        top = page.js("document.querySelector('#topcard .card').title")
+        assert top == events[flip_at - 1 if events[flip_at - 1]["e"] == "play" else
+                             flip_at - 2]["card"]
+        shown = page.js(faces)
+        assert all(cls.split()[1] in "PTOUW" for h in shown for _, _, cls in h)
+        page.js("window.viewer.setView(0)")  # seat 0: the others' backs, its own faces
+        seen = page.js(faces)
+        for q, h in enumerate(seen):
+            assert all(("seen" in cls) == (q != 0) for _, _, cls in h)
+            assert all(other is None for _, other, cls in h if "seen" in cls)
+        draw = page.js("document.querySelector('#drawcard .card').className")
+        assert "seen" in draw or "back" in draw
+        size = browser.send("Page.getLayoutMetrics", page.session)["cssContentSize"]
+        shot = browser.send("Page.captureScreenshot", page.session, format="png",
+                            captureBeyondViewport=True,
+                            clip={"x": 0, "y": 0, "width": size["width"],
+                                  "height": min(size["height"], 4000), "scale": 1})
+        (tmp_path / "flip.png").write_bytes(base64.b64decode(shot["data"]))
         errors = page.errors()
     finally:
         page.close()
