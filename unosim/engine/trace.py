@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, BinaryIO, Protocol
 
 from numpy.typing import NDArray
@@ -242,12 +242,25 @@ def _faces_in_play(e: dict, side: str) -> tuple[dict, str]:
     return e, side
 
 
+def side_after(events: Sequence[dict], side: str = SIDES[0]) -> str:
+    """The side in play after ``events`` (UNO Flip), ``side`` before them: a deal starts
+    on the light side, a ``flip_all`` turns to its side.
+
+    >>> side_after([{"e": "deal"}, {"e": "flip_all", "side": "dark"}, {"e": "turn"}])
+    'dark'
+    """
+    for e in events:
+        side = SIDES[0] if e["e"] == "deal" else e["side"] if e["e"] == "flip_all" else side
+    return side
+
+
 def to_text(events: list[dict], seat_names: list[str] | None = None,
             color_labels: list[str] | None = None,
-            dark_labels: list[str] | None = None) -> str:
+            dark_labels: list[str] | None = None, side: str = SIDES[0]) -> str:
     """A readable turn-by-turn log of the same events. UNO Flip's cards are dealt and
     drawn as ``light/dark`` (the physical card) and played, turned up and on top by
-    their face in play."""
+    their face in play (``side``: the side in play before the first event, when the
+    events go on from earlier ones)."""
     cn = dict(zip(COLORS, color_labels or ["red", "yellow", "green", "blue"], strict=True))
     cn.update(zip(DARK_COLORS, dark_labels or ["pink", "teal", "orange", "purple"], strict=True))
 
@@ -255,7 +268,6 @@ def to_text(events: list[dict], seat_names: list[str] | None = None,
         return _names(seat_names, p)
 
     lines: list[str] = []
-    side = SIDES[0]
     for event in events:
         e, side = _faces_in_play(event, side)
         k = e["e"]
