@@ -442,6 +442,43 @@ def test_a_run_report_links_replayable_example_games(tmp_path: Path,
     assert {p.name for p in out.glob("example-*.html")} == linked
 
 
+def test_a_flip_run_report_links_replayable_example_games(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """``unosim run flip``: its report, SVG charts and example games (UNO Flip pages)."""
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "run"
+    res = _run("run", "flip", "--games", "300", "--seed", "3", "--out", str(out), "--quiet",
+               "--jobs", "1")
+    assert res.exit_code == 0, res.output
+    md = (out / "report.md").read_text()
+    assert {p.name for p in out.glob("*.svg")} >= {"turns.svg", "draws.svg"}
+    rows = re.findall(r"\| (.+?) \| \[game (\d+)\]\(([^)]+)\) \| `([^`]+)` \|", md)
+    assert {r[0] for r in rows} >= {"A typical game (median length)", "The longest game"}
+    for _, game, link, command in rows:
+        assert command == f"unosim play flip --seed 3 --game {game} --trace-format jsonl"
+        data = _page_data(out / link)
+        assert data["two_sided"] and data["complete"]
+        _replays_as_played(out / link, command, tmp_path)
+
+
+@pytest.mark.slow  # a compare and a sweep run
+@pytest.mark.parametrize("kind", ["compare", "sweep"])
+def test_compare_and_sweep_show_a_flip_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            kind: str) -> None:
+    monkeypatch.chdir(tmp_path)
+    args = (["compare", "classic", "flip"] if kind == "compare" else
+            ["sweep", "flip", "--vary", "players=2,4"])
+    res = _run(*args, "--games", "150", "--out", "s", "--quiet", "--jobs", "1")
+    assert res.exit_code == 0, res.output
+    md = Path(f"s/{kind}.md").read_text()
+    rows = re.findall(r"\| (.+?) \| \[game (\d+)\]\(([^)]+)\) \| `([^`]+)` \|", md)
+    assert len(rows) == 2 and "not shown" not in md
+    flips = [_page_data(Path("s", link))["two_sided"] for _, _, link, _ in rows]
+    assert flips == ([False, True] if kind == "compare" else [True, True])
+    for _, _, link, command in rows:
+        _replays_as_played(Path("s", link), command, tmp_path)
+
+
 def test_jump_in_examples_and_a_variant_s_command(tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
