@@ -39,7 +39,7 @@ from unosim.report.viewer import (
     write_examples,
     write_viewer,
 )
-from unosim.rules.config import load_config
+from unosim.rules.config import config_to_dict, load_config, validate_config
 
 CASES = [  # (config, overrides, seeds)
     ("classic", [], (1, 2, 3)),
@@ -105,6 +105,22 @@ def test_the_game_s_own_actions_give_the_same_tables(config: str, sets: list[str
     full = replay(events)
     assert replay(events, r.history) == full
     assert replay(events, r.history[::-1]) == full
+
+
+def test_a_bluffing_seat_s_game_replays() -> None:
+    """A trace does not say which seats' policies bluff (a ``play --human`` seat may): the
+    replay follows a WD4 played holding the active colour, and the challenge that caught it."""
+    data = config_to_dict(load_config("classic", ["players=2"]))
+    data["seats"] = [{"policy": "strategic", "params": {"bluff_rate": 1.0}},
+                     {"policy": "strategic", "params": {"challenge_threshold": 0.0}}]
+    cc = compile_config(validate_config(data))
+    caught = 0
+    for seed in range(8):
+        events = play_game(cc, seed)
+        caught += sum(e["e"] == "challenge" and e["success"] for e in events)
+        tables, complete = replay(events)
+        assert complete and len(tables) == len(events)
+    assert caught > 0
 
 
 def test_seven_o_swaps_are_shown_as_they_happen() -> None:

@@ -144,6 +144,8 @@ class Follower:
                  actions: Sequence[int] | None = None, at: int = 0) -> None:
         self.r, self.trace, self.t = r, trace, t
         self.rates = r.C.cf.copy()
+        self.bluffs = r.C.pp[:, L.P_BLUFF].copy()  # put back by `done`
+        r.C.pp[:, L.P_BLUFF] = 1.0  # (see `force_rates`)
         self.partial = False  # the last action wrote more events than the trace has left
         self.actions, self.at = actions, at
         # from each event on, the next UNO call and the next Movie Madness outcome
@@ -156,8 +158,12 @@ class Follower:
                                         == "movie_madness") else self.movie_ahead[i + 1]
 
     def force_rates(self, r: Round, slip: float) -> None:
+        """``r``'s behaviour rates set to what the trace ahead shows; and every seat may
+        bluff a conditioned wild (a trace does not say which seats' policies bluff:
+        a bluff it shows is followed; a challenge then says what it was)."""
         cf, t = r.C.cf, min(self.t, len(self.trace))
         cf[:] = self.rates
+        r.C.pp[:, L.P_BLUFF] = 1.0
         uno = self.uno_ahead[t]
         if uno is not None:
             cf[L.F_UNO_FORGET] = 0.0 if uno.get("called") else 1.0
@@ -347,6 +353,7 @@ class Follower:
 
     def done(self) -> None:
         self.r.C.cf[:] = self.rates
+        self.r.C.pp[:, L.P_BLUFF] = self.bluffs
 
 
 # --- the table after each event ------------------------------------------------------
