@@ -223,10 +223,11 @@ class Follower:
         return False
 
     def choose_card(self, r: Round, a: int) -> None:
-        """UNO Flip: of a seat's cards showing the face ``a``, the engine plays the one of
-        lowest number (`unosim.engine.kernel.flip.pick`), and a replay numbers the
-        physical cards otherwise than the game did. So when the seat holds several, the
-        one the trace's next play names takes the lowest number (the two cards, in one
+        """UNO Flip: of a seat's cards showing the face ``a``, the engine plays the card
+        just drawn (phase ``drawn``) or the one of lowest number
+        (`unosim.engine.kernel.flip.pick`), and a replay numbers the physical cards
+        otherwise than the game did. So when the seat holds several, the one the trace's
+        next play names takes the number the engine will play (the two cards, in one
         hand and showing one face, trade numbers: nothing else changes)."""
         if not r.two_sided or not 0 <= a < r.kinds.nk:
             return
@@ -235,18 +236,20 @@ class Follower:
         if e is None or not isinstance(e.get("card"), str):
             return
         S, n = r.S, int(r.cc.ci[L.C_DECK_SIZE])
-        fl, side = S.fl[:, :n], int(S.s[L.S_SIDE])
-        ids = np.flatnonzero((S.hp[int(e["p"]), :n] != 0) & (fl[side] == a))
+        fl, side, p = S.fl[:, :n], int(S.s[L.S_SIDE]), int(e["p"])
+        ids = np.flatnonzero((S.hp[p, :n] != 0) & (fl[side] == a))
         if len(ids) < 2:
             return
         try:
             want = _code(r, e["card"])
         except (CardError, IllegalActionError):
             return
+        held = int(S.s[L.S_HELD])
+        played = held if r.phase == "drawn" and held in ids else int(ids[0])
         match = ids[fl[0, ids] + MAX_KINDS * (1 + fl[1, ids]) == want]
-        if len(match) and match[0] != ids[0]:
-            v0, v1 = int(ids[0]), int(match[0])
-            fl[:, [v0, v1]] = fl[:, [v1, v0]]
+        if len(match) and want != fl[0, played] + MAX_KINDS * (1 + fl[1, played]):
+            v1 = int(match[0])
+            fl[:, [played, v1]] = fl[:, [v1, played]]
 
     def trial(self, a: int, slip: float) -> tuple[int, Round]:
         """``a`` applied to a clone of ``r``: -1 when its events do not follow the trace,
