@@ -33,7 +33,7 @@ KEEPER = str(ROOT / "examples/policies/colour_keeper.py") + ":ColourKeeper"
 CONFIGS = sorted(p.stem for p in (ROOT / "unosim/rules/configs").glob("*.yaml"))
 # docs/rules.md section 11's effects and settings (value stacking, the mercy rule, ...): these
 # games are also followed by the engine's own replay
-ENGINE_REPLAY_TOO = {"no_mercy"}
+ENGINE_REPLAY_TOO = {"no_mercy", "flip"}
 
 
 def _cc(name: str = "classic", over: list[str] | None = None):

@@ -39,7 +39,7 @@ from unosim.report.viewer import (
     write_examples,
     write_viewer,
 )
-from unosim.rules.config import load_config
+from unosim.rules.config import config_to_dict, load_config, validate_config
 
 CASES = [  # (config, overrides, seeds)
     ("classic", [], (1, 2, 3)),
@@ -53,6 +53,8 @@ CASES = [  # (config, overrides, seeds)
     *((name, [], (14,)) for name in ("classic_1992", "disney100", "disney_wish", "encanto",
                                      "draw_until_play", "two_player_reverse",
                                      "party_8p_2decks", "chaos")),
+    ("flip", [], (15, 16)),
+    ("flip", ["players=6", "mode=match", "target=150"], (17,)),
 ]
 
 
@@ -103,6 +105,22 @@ def test_the_game_s_own_actions_give_the_same_tables(config: str, sets: list[str
     full = replay(events)
     assert replay(events, r.history) == full
     assert replay(events, r.history[::-1]) == full
+
+
+def test_a_bluffing_seat_s_game_replays() -> None:
+    """A trace does not say which seats' policies bluff (a ``play --human`` seat may): the
+    replay follows a WD4 played holding the active colour, and the challenge that caught it."""
+    data = config_to_dict(load_config("classic", ["players=2"]))
+    data["seats"] = [{"policy": "strategic", "params": {"bluff_rate": 1.0}},
+                     {"policy": "strategic", "params": {"challenge_threshold": 0.0}}]
+    cc = compile_config(validate_config(data))
+    caught = 0
+    for seed in range(8):
+        events = play_game(cc, seed)
+        caught += sum(e["e"] == "challenge" and e["success"] for e in events)
+        tables, complete = replay(events)
+        assert complete and len(tables) == len(events)
+    assert caught > 0
 
 
 def test_seven_o_swaps_are_shown_as_they_happen() -> None:
@@ -353,6 +371,51 @@ def test_a_link_opens_at_an_event_and_a_seat(browser: Browser, tmp_path: Path) -
     assert not errors, f"console errors: {json.dumps(errors)[:2000]}"
 
 
+def test_a_flip_game_in_chromium(browser: Browser, tmp_path: Path) -> None:  # noqa: F811
+    """UNO Flip: cards show their face in play with the other face small; the side in play
+    is shown; a seat's view shows the backs (other faces) of the others' cards and of the
+    draw pile's top card, as a seat at the table sees them (docs/rules.md section 11)."""
+    events = next(ev for seed in range(20) for ev in [_trace("flip", ["players=3"], seed)]
+                  if any(e["e"] == "flip_all" and e["p"] >= 0 for e in ev))
+    flip_at = next(i for i, e in enumerate(events) if e["e"] == "flip_all" and e["p"] >= 0)
+    page = Page(browser, write_viewer(events, tmp_path / "flip.html").as_uri())
+    faces = """Array.from(document.querySelectorAll('.seat'), s =>
+        Array.from(s.querySelectorAll('.card'), c =>
+          [c.querySelector('span').textContent, c.querySelector('.other') ?
+           c.querySelector('.other').textContent : null, c.className]))"""
+    info = "document.getElementById('info').textContent"
+    try:
+        assert [Counter(h) for h in page.hands()] == [Counter(h) for h in events[0]["hands"]]
+        assert "side in playlight" in page.js(info)
+        dealt = page.js(faces)  # light faces up front, the dark face in the corner
+        hand0 = sorted(events[0]["hands"][0], key=lambda c: c.split("/")[0])
+        assert sorted(o for _, o, _ in dealt[0]) == sorted(c.split("/")[1] for c in hand0)
+        page.js(f"window.viewer.go({flip_at})")
+        assert "side in playdark" in page.js(info)
+        top = page.js("document.querySelector('#topcard .card').title")
+        assert top == events[flip_at - 1 if events[flip_at - 1]["e"] == "play" else
+                             flip_at - 2]["card"]
+        shown = page.js(faces)
+        assert all(cls.split()[1] in "PTOUW" for h in shown for _, _, cls in h)
+        page.js("window.viewer.setView(0)")  # seat 0: the others' backs, its own faces
+        seen = page.js(faces)
+        for q, h in enumerate(seen):
+            assert all(("seen" in cls) == (q != 0) for _, _, cls in h)
+            assert all(other is None for _, other, cls in h if "seen" in cls)
+        draw = page.js("document.querySelector('#drawcard .card').className")
+        assert "seen" in draw or "back" in draw
+        size = browser.send("Page.getLayoutMetrics", page.session)["cssContentSize"]
+        shot = browser.send("Page.captureScreenshot", page.session, format="png",
+                            captureBeyondViewport=True,
+                            clip={"x": 0, "y": 0, "width": size["width"],
+                                  "height": min(size["height"], 4000), "scale": 1})
+        (tmp_path / "flip.png").write_bytes(base64.b64decode(shot["data"]))
+        errors = page.errors()
+    finally:
+        page.close()
+    assert not errors, f"console errors: {json.dumps(errors)[:2000]}"
+
+
 # --- the reports link viewers --------------------------------------------------------------
 def _page_data(path: Path) -> dict[str, Any]:
     """The data a viewer page draws (the JSON inline in it)."""
@@ -393,6 +456,43 @@ def test_a_run_report_links_replayable_example_games(tmp_path: Path,
     assert res.exit_code == 0, res.output
     linked = set(re.findall(r"\]\((example-[^)]+\.html)\)", (out / "report.md").read_text()))
     assert {p.name for p in out.glob("example-*.html")} == linked
+
+
+def test_a_flip_run_report_links_replayable_example_games(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """``unosim run flip``: its report, SVG charts and example games (UNO Flip pages)."""
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "run"
+    res = _run("run", "flip", "--games", "300", "--seed", "3", "--out", str(out), "--quiet",
+               "--jobs", "1")
+    assert res.exit_code == 0, res.output
+    md = (out / "report.md").read_text()
+    assert {p.name for p in out.glob("*.svg")} >= {"turns.svg", "draws.svg"}
+    rows = re.findall(r"\| (.+?) \| \[game (\d+)\]\(([^)]+)\) \| `([^`]+)` \|", md)
+    assert {r[0] for r in rows} >= {"A typical game (median length)", "The longest game"}
+    for _, game, link, command in rows:
+        assert command == f"unosim play flip --seed 3 --game {game} --trace-format jsonl"
+        data = _page_data(out / link)
+        assert data["two_sided"] and data["complete"]
+        _replays_as_played(out / link, command, tmp_path)
+
+
+@pytest.mark.slow  # a compare and a sweep run
+@pytest.mark.parametrize("kind", ["compare", "sweep"])
+def test_compare_and_sweep_show_a_flip_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            kind: str) -> None:
+    monkeypatch.chdir(tmp_path)
+    args = (["compare", "classic", "flip"] if kind == "compare" else
+            ["sweep", "flip", "--vary", "players=2,4"])
+    res = _run(*args, "--games", "150", "--out", "s", "--quiet", "--jobs", "1")
+    assert res.exit_code == 0, res.output
+    md = Path(f"s/{kind}.md").read_text()
+    rows = re.findall(r"\| (.+?) \| \[game (\d+)\]\(([^)]+)\) \| `([^`]+)` \|", md)
+    assert len(rows) == 2 and "not shown" not in md
+    flips = [_page_data(Path("s", link))["two_sided"] for _, _, link, _ in rows]
+    assert flips == ([False, True] if kind == "compare" else [True, True])
+    for _, _, link, command in rows:
+        _replays_as_played(Path("s", link), command, tmp_path)
 
 
 def test_jump_in_examples_and_a_variant_s_command(tmp_path: Path,

@@ -14,7 +14,7 @@ import json
 import math
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict, TypeGuard
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, TypeGuard
 
 import click
 import numpy as np
@@ -26,6 +26,7 @@ from unosim.rules.models import PLAYOUT_POLICIES
 
 if TYPE_CHECKING:
     from unosim.engine.game import Round
+    from unosim.engine.kernel.state import CompiledConfig
     from unosim.rules.cards import KindTable
 
 
@@ -50,6 +51,12 @@ class Position(TypedDict):
     hands: list[int]
     pending: int
     draw: int
+    # UNO Flip (docs/rules.md section 11): ``hand`` and ``top`` are the faces in play;
+    # the side in play, each other seat's cards' other faces (what the seat sees) and
+    # the draw pile's top card's other face
+    side: NotRequired[str]
+    backs: NotRequired[dict[int, list[str]]]
+    draw_back: NotRequired[str | None]
 
 
 class Precision(TypedDict):
@@ -146,6 +153,15 @@ def _color(data: Mapping[str, object], top: str, kinds: KindTable) -> str:
     return given.upper()
 
 
+def _one_sided(cc: CompiledConfig, config: str) -> CompiledConfig:
+    """``cc``, unless it plays UNO Flip: a position file gives one face per card."""
+    if cc.kinds.two_sided:
+        raise CliError(f"config: {config} plays UNO Flip's two-sided cards, whose position "
+                       "a YAML file cannot give yet; advise on a trace's decision with "
+                       "--trace FILE --event N")
+    return cc
+
+
 def build_round(data: object, seed: int) -> Round:
     """The position as a `Round` whose hidden cards are one random deal (the
     advice deals them again for every playout, so which deal does not matter).
@@ -166,7 +182,7 @@ def build_round(data: object, seed: int) -> Round:
     sizes, seat, config, sets, direction = _table(data)
     try:
         cfg = load_config(config, [*sets, f"players={len(sizes)}"])
-        cc = compile_config(cfg)
+        cc = _one_sided(compile_config(cfg), config)
         hand = _tokens(data.get("hand"), "hand")
         if len(hand) != sizes[seat]:
             raise CliError(f"hand: {len(hand)} cards but hands[{seat}] is {sizes[seat]}")
@@ -305,10 +321,22 @@ def advise_cmd(position: Path | None, trace_file: Path | None, event: int | None
 def position_of(r: Round) -> Position:
     """The position advised on, as the seat to act sees it (the keys of a POSITION.yaml,
     and the pending draw)."""
+    from unosim.engine.trace import face
+
     p = r.current_player
-    return {"seat": p, "hand": r.hand(p), "top": r.top, "color": r.color,
-            "direction": r.direction, "hands": [len(h) for h in r.hands],
-            "pending": r.pending, "draw": len(r.draw_pile)}
+    pos: Position = {"seat": p, "hand": r.hand(p), "top": r.top, "color": r.color,
+                     "direction": r.direction, "hands": [len(h) for h in r.hands],
+                     "pending": r.pending, "draw": len(r.draw_pile)}
+    if r.two_sided:  # the faces in play; of the others' cards, the faces the seat sees
+        back = "light" if r.side == "dark" else "dark"
+        draw = r.draw_pile
+        pos["hand"] = sorted((r.face(c) for c in r.hand(p)), key=r.kinds.kind)
+        pos["top"] = r.face(r.top)
+        pos["side"] = r.side
+        pos["backs"] = {q: sorted((face(c, back) for c in h), key=r.kinds.kind)
+                        for q, h in enumerate(r.hands) if q != p}
+        pos["draw_back"] = face(draw[0], back) if draw else None
+    return pos
 
 
 def precision_of(rows: list[Advice], precision: float | None,
@@ -320,15 +348,17 @@ def precision_of(rows: list[Advice], precision: float | None,
             "half_width": widest, "playouts": rows[0]["playouts"], "max_playouts": playouts}
 
 
-def _color_labels(r: Round) -> list[str] | None:
-    """The edition's color labels, when its name loads (a trace may name another)."""
+def _color_labels(r: Round) -> tuple[list[str] | None, list[str] | None]:
+    """The edition's color labels and (UNO Flip) its dark side's, when its name loads
+    (a trace may name another)."""
     from unosim.rules.editions import load_edition
     from unosim.rules.errors import ConfigError
 
     try:
-        return list(load_edition(r.edition_name).colors)
+        ed = load_edition(r.edition_name)
     except (ConfigError, OSError):
-        return None
+        return None, None
+    return list(ed.colors), None if ed.dark_colors is None else list(ed.dark_colors)
 
 
 def _print_advice(r: Round, rows: list[Advice], precision: float | None,
@@ -336,22 +366,30 @@ def _print_advice(r: Round, rows: list[Advice], precision: float | None,
     """The position, then every action's chance, then whether ``--precision`` was met."""
     import sys
 
-    from unosim.cli.cardtext import Painter, color_wanted, table_lines
+    from unosim.cli.cardtext import FlipSeen, Painter, color_wanted, table_lines
 
     pos, met = position_of(r), precision_of(rows, precision, playouts)
+    # UNO Flip's dark tokens P1..P9 would read as seats P1..P9: there, seats are "seat N"
+    word = "seat " if "side" in pos else "P"
+    flip = None
+    if "side" in pos:
+        flip = FlipSeen(pos["side"], [(f"{word}{q}", cards)
+                                      for q, cards in pos.get("backs", {}).items()],
+                        pos.get("draw_back"))
     if fmt == "json":
         click.echo(json.dumps({"seat": r.current_player, "phase": r.phase, "position": pos,
                                "precision": met, "actions": rows}, indent=2))
         return
-    paint = Painter(color_wanted(sys.stdout), _color_labels(r), r.kinds)
+    labels, dark = _color_labels(r)
+    paint = Painter(color_wanted(sys.stdout), labels, r.kinds, dark)
     seat = pos["seat"]
-    sizes = [(f"P{q}" + (" (to act)" if q == seat else ""), n)
+    sizes = [(f"{word}{q}" + (" (to act)" if q == seat else ""), n)
              for q, n in enumerate(pos["hands"])]
     lines = [f"seat {seat} to act ({r.phase}):", *(
         f"  {line}" for line in table_lines(
             paint, hand=pos["hand"], top=pos["top"], color=pos["color"],
             direction=pos["direction"], sizes=sizes, draw_size=pos["draw"],
-            pending=pos["pending"]))]
+            pending=pos["pending"], flip=flip))]
     lines.append("win chance, 95% interval:")
     for row in rows:
         name = paint.text(f"{row['action']:<10}")

@@ -17,11 +17,11 @@ import os
 import re
 import textwrap
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import click
 
-from unosim.rules.cards import CLASSIC, COLORS, KindTable, face_value
+from unosim.rules.cards import CLASSIC, COLORS, DARK_COLORS, KindTable, face_value
 from unosim.rules.editions import STANDARD_EFFECTS, WILD_DRAW_CONDITION, CardKind
 
 if TYPE_CHECKING:
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from unosim.rules.models import HouseRules
 
 DEFAULT_LABELS = ("red", "yellow", "green", "blue")
+DEFAULT_DARK_LABELS = ("pink", "teal", "orange", "purple")  # UNO Flip's dark side
 # terminal colors for the labels the shipped editions use; any other label takes
 # the color of its position (R red, Y yellow, G green, B blue)
 _STYLE = {"red": "red", "yellow": "yellow", "green": "green", "blue": "blue",
@@ -55,7 +56,12 @@ _TOKEN = token_pattern()
 # other kind gets a line made from its effects (`card_line`), the special wild its
 # own from `SPECIAL_EFFECT`
 _HEAD = "card tokens: a color letter, then what the card is ({letters})\n"
-_NUMBERS = "  {span:<5} a number card: R{n} is {r} {n}; it plays on {r} or on any {n}\n"
+_NUMBERS = "  {span:<5} a number card: {c}{n} is {r} {n}; it plays on {r} or on any {n}\n"
+# UNO Flip (docs/rules.md section 11): each card has a light and a dark face
+_FLIP_HEAD = ("UNO Flip: every card has a light face and a dark face; the side in play is the\n"
+              "  one you play and match, and you see the other face of the other hands' cards\n"
+              "  and of the draw pile's top card\n")
+_DARK_HEAD = "dark side (after a Flip card turns everything over; {letters}):\n"
 _CLASSIC_LINES = {
     "S": "  S     Skip (GS): the next player loses their turn\n",
     "R": "  R     Reverse (BR): play changes direction (RR is the {r} Reverse)\n",
@@ -74,6 +80,14 @@ answers: the number of a choice, or its name: a card (R7, play R7), draw,
   challenge (the WD4 you face: a bluff makes its player draw 4, a legal one makes
   you draw 6), target 2 (a seat); ? shows this legend
 """
+# the answers of an edition whose challengeable cards are other wild draws (UNO Flip)
+_ANSWERS_DRAWS = """\
+answers: the number of a choice, or its name: a card (R7, play R7), draw,
+  pass (keep the card you drew), color G (or G; on the dark side color P),
+  accept (take the pending draw), challenge (the wild draw card you face: a bluff
+  makes its player take the draw, a legal one makes you take it and 2 more),
+  target 2 (a seat); ? shows this legend
+"""
 # the answers where no card can be challenged (no challengeable kind, or challenges off)
 _ANSWERS_NO_CHALLENGE = """\
 answers: the number of a choice, or its name: a card (R7, play R7), draw,
@@ -90,6 +104,7 @@ EFFECT_WORDS = {
     # the victim names the color (Wild Color Roulette, docs/rules.md §11)
     "draw_until_color": "the next player names a color, draws until a card of it comes, "
                         "keeps them all and loses their turn",
+    # (UNO Flip's Wild Draw Color, ``names_color: player``: its player names it)
     "skip": "the next player loses their turn",
     "skip_all": "every other player loses their turn: you play again",
     "reverse": "play changes direction",
@@ -138,23 +153,33 @@ class Painter:
     """Card tokens and color letters, in their colors when ``on``."""
 
     def __init__(self, on: bool, labels: Sequence[str] | None = None,
-                 kinds: KindTable | None = None) -> None:
+                 kinds: KindTable | None = None,
+                 dark_labels: Sequence[str] | None = None) -> None:
         self.on = on
         # the edition's tokens (``RSE``, ``WD10``) are painted in running text too
         self._token = _TOKEN if kinds is None or kinds is CLASSIC else token_pattern(kinds)
         self.labels = list(labels or DEFAULT_LABELS)
+        # UNO Flip's dark side: its colors' labels (P T O U)
+        self.dark_labels = list(dark_labels or DEFAULT_DARK_LABELS)
         self._fg = [_STYLE.get(lab.strip().lower(), DEFAULT_LABELS[i])
                     for i, lab in enumerate(self.labels)]
+        self._dark_fg = [_STYLE.get(lab.strip().lower(), _STYLE[DEFAULT_DARK_LABELS[i]])
+                         for i, lab in enumerate(self.dark_labels)]
 
     def _style(self, text: str, letter: str) -> str:
         if not self.on:
             return text
         if letter in COLORS:
             return click.style(text, fg=self._fg[COLORS.index(letter)])
+        if letter in DARK_COLORS:
+            return click.style(text, fg=self._dark_fg[DARK_COLORS.index(letter)])
         return click.style(text, bold=True)  # a wild
 
     def card(self, tok: str) -> str:
-        """One card token (``?`` for a hidden card stays plain)."""
+        """One card token (``?`` for a hidden card stays plain; a UNO Flip card
+        ``"light/dark"`` has each face painted)."""
+        if "/" in tok:
+            return "/".join(self.card(f) for f in tok.split("/"))
         return self._style(tok, tok[:1]) if tok and tok != "?" else tok
 
     def cards(self, toks: Sequence[str]) -> str:
@@ -165,8 +190,9 @@ class Painter:
         return self._token.sub(lambda m: self.card(m.group(0)), text) if self.on else text
 
     def color(self, letter: str) -> str:
-        """A color letter with its label: ``G (green)``."""
-        label = self.labels[COLORS.index(letter)] if letter in COLORS else "?"
+        """A color letter with its label: ``G (green)``; UNO Flip's dark side: ``T (teal)``."""
+        label = (self.labels[COLORS.index(letter)] if letter in COLORS else
+                 self.dark_labels[DARK_COLORS.index(letter)] if letter in DARK_COLORS else "?")
         return self._style(f"{letter} ({label})", letter)
 
 
@@ -216,7 +242,12 @@ def card_line(c: CardKind, example: str = "R", wilds_block: bool = False) -> str
              if name in EFFECT_WORDS]
     if c.wild:
         text = f"{c.name}: a wild; " if c.name else "a wild; "
-        namer = [] if "draw_until_color" in c.effects else ["you name the color"]
+        by_player = c.names_color == "player"  # UNO Flip's Wild Draw Color
+        if by_player:
+            words = [w.replace("names a color, draws until a card of it comes",
+                               "draws until a card of that color comes") for w in words]
+        namer = [] if "draw_until_color" in c.effects and not by_player else [
+            "you name the color"]
         text += "; ".join([*namer, *words])
     else:
         text = f"{c.name} ({example}{c.token}): " if c.name else f"({example}{c.token}): "
@@ -239,28 +270,30 @@ def _number_span(faces: list[int]) -> str:
 
 
 def card_lines(painter: Painter, cards: Sequence[CardKind] | None,
-               wilds_block: bool = False) -> str:
+               wilds_block: bool = False, dark: bool = False) -> str:
     """One line per card kind of an edition (None: the classic cards), numbers on one;
-    a special wild (WX) is left to its own line."""
-    r = painter.labels[0]
+    a special wild (WX) is left to its own line. ``dark``: the kinds are UNO Flip's
+    dark faces (their examples in the dark colors, no classic wording)."""
+    letters, labels = (DARK_COLORS, painter.dark_labels) if dark else (COLORS, painter.labels)
+    r = labels[0]
     block = _BLOCK if wilds_block else ""
     if cards is None:
-        return (_NUMBERS.format(span="0-9", n=7, r=r)
+        return (_NUMBERS.format(span="0-9", n=7, r=r, c="R")
                 + "".join(line.format(r=r, block=block) for line in _CLASSIC_LINES.values()))
     numbers = sorted(face_value(c.token) for c in cards
                      if face_value(c.token) >= 0 and c.effects == ["match"])
     out = ""
     if numbers:
         n = 7 if 7 in numbers else numbers[-1]
-        out = _NUMBERS.format(span=_number_span(numbers), n=n, r=r)
+        out = _NUMBERS.format(span=_number_span(numbers), n=n, r=r, c=letters[0])
     shown = 0
     for c in cards:
         if c.special is not None or (c.effects == ["match"] and face_value(c.token) >= 0):
             continue
-        if _classic(c):
+        if _classic(c) and not dark:
             out += _CLASSIC_LINES[c.token].format(r=r, block=block)
         else:
-            out += card_line(c, COLORS[shown % len(COLORS)], wilds_block)
+            out += card_line(c, letters[shown % len(letters)], wilds_block)
             shown += 1
     return out
 
@@ -278,22 +311,52 @@ def legend(painter: Painter, special: Special | None = None, wilds_block: bool =
         line = f"  WX    {special.name}: a wild;\n        {effect}\n"
     challenge = (house is None or house.challenge) and (
         cards is None or any(c.challengeable for c in cards))
-    text = (_HEAD.format(letters=letters) + card_lines(painter, cards, wilds_block)
-            + line + (_ANSWERS if challenge else _ANSWERS_NO_CHALLENGE))
+    dark = [c for c in cards or () if c.side == "dark"]
+    answers = (_ANSWERS_NO_CHALLENGE if not challenge else _ANSWERS if not dark
+               else _ANSWERS_DRAWS)
+    if dark:  # UNO Flip: each side's kinds under its own heading
+        light = [c for c in cards or () if c.side != "dark"]
+        dark_letters = ", ".join(f"{c} {lab}" for c, lab in zip(DARK_COLORS, painter.dark_labels,
+                                                               strict=True))
+        text = (_HEAD.format(letters=letters) + _FLIP_HEAD
+                + "light side:\n" + card_lines(painter, light, wilds_block)
+                + _DARK_HEAD.format(letters=dark_letters)
+                + card_lines(painter, dark, wilds_block, dark=True) + line + answers)
+    else:
+        text = (_HEAD.format(letters=letters) + card_lines(painter, cards, wilds_block)
+                + line + answers)
     rules = house_lines(house)
     if rules:
         text += "house rules:\n" + "".join(f"  {x}\n" for x in rules)
     return text
 
 
+class FlipSeen(NamedTuple):
+    """What a seat sees under UNO Flip beyond a one-sided game (docs/rules.md §11)."""
+
+    side: str  # the side in play
+    backs: Sequence[tuple[str, Sequence[str]]]  # each other seat's cards' other faces
+    draw_back: str | None  # the other face of the draw pile's top card
+
+
 def table_lines(painter: Painter, *, hand: Sequence[str], top: str, color: str,
                 direction: int, sizes: Sequence[tuple[str, int]], draw_size: int,
-                pending: int) -> list[str]:
+                pending: int, flip: FlipSeen | None = None) -> list[str]:
     """The position a decision is taken in: top card, color, direction, pending draw,
-    the hand, every hand's size and the draw pile."""
-    return [
-        f"top {painter.card(top)}, color {painter.color(color)}, direction {direction:+d}"
+    the hand, every hand's size and the draw pile; under UNO Flip (``flip``) the side
+    in play and the backs the seat sees."""
+    lines = [
+        f"top {painter.card(top)}, color {painter.color(color)}"
+        + (f", {flip.side} side" if flip else "") + f", direction {direction:+d}"
         + (f", pending draw {pending}" if pending else ""),
         f"hand: {painter.cards(hand)}",
         "cards: " + ", ".join(f"{name} {n}" for name, n in sizes) + f"; draw pile {draw_size}",
     ]
+    if flip:
+        other = "dark" if flip.side == "light" else "light"
+        seen = [f"{name} {painter.cards(cards)}" for name, cards in flip.backs]
+        if flip.draw_back is not None:
+            seen.append(f"draw pile top {painter.card(flip.draw_back)}")
+        if seen:
+            lines.append(f"backs ({other} faces) you see: " + "; ".join(seen))
+    return lines

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 import click
 
 from unosim.cli import options
-from unosim.cli.cardtext import Painter, color_wanted, legend, table_lines
+from unosim.cli.cardtext import FlipSeen, Painter, color_wanted, legend, table_lines
 from unosim.cli.console import CliError, Command, compile_notice
 from unosim.rules.limits import MAX_GAMES, MAX_PLAYERS
 
@@ -60,20 +60,29 @@ class HumanPolicy:
         self.paint = painter or Painter(False, color_labels)
         self.legend = legend(self.paint, special, wilds_block, house, cards)
         self.wilds_block = wilds_block
+        # UNO Flip: cards have two faces; the side in play decides (docs/rules.md §11)
+        self.two_sided = any(c.side == "dark" for c in cards or ())
+        # the wilds a seat may bluff (only_without_color), and what a lost challenge costs
+        self.bluffs = {c.token: _cost(c) for c in cards or ()
+                       if c.condition is not None} if cards is not None else {"WD4": "draw 4"}
         self.shown = 0  # events of the view already shown
+        self.side = "light"  # UNO Flip: the side in play after them
         self.asked = 0  # decisions asked so far (the first one mentions the legend)
 
     def echo(self, text: str, nl: bool = True) -> None:
         click.echo(text, nl=nl, color=self.paint.on or None)
 
     def show_news(self, events: tuple[dict, ...] | list[dict]) -> None:
-        from unosim.engine.trace import to_text
+        from unosim.engine.trace import side_after, to_text
 
         news = list(events[self.shown:])
         self.shown = len(events)
         if news:
             self.echo(self.paint.text(to_text(news, seat_names=self.names,
-                                              color_labels=self.labels)), nl=False)
+                                              color_labels=self.labels,
+                                              dark_labels=self.paint.dark_labels,
+                                              side=self.side)), nl=False)
+            self.side = side_after(news, self.side)  # UNO Flip: where the next news starts
 
     def choose(self, view: PublicView, legal_actions: list[str]) -> str:
         self.show_news(view.events)
@@ -81,7 +90,8 @@ class HumanPolicy:
         self.echo(f"-- {self.names[view.seat]}, your move ({view.phase})")
         for line in table_lines(self.paint, hand=view.hand, top=view.top, color=view.color,
                                 direction=view.direction, sizes=sizes,
-                                draw_size=view.draw_size, pending=view.pending):
+                                draw_size=view.draw_size, pending=view.pending,
+                                flip=self.flip_seen(view)):
             self.echo(f"   {line}")
         choices = self.choices(view, legal_actions)
         for i, (a, note) in enumerate(choices, 1):
@@ -108,30 +118,47 @@ class HumanPolicy:
                 return pick
             click.echo(f"   not a legal choice: {shown!r} (? for the legend)")
 
+    def flip_seen(self, view: PublicView) -> FlipSeen | None:
+        """Under UNO Flip, what `table_lines` shows beyond a one-sided game: the side in
+        play, and what the seat sees of the other hands' and the draw pile's backs
+        (docs/rules.md section 11, the view's ``other_faces`` and ``draw_top_back``)."""
+        if not self.two_sided:
+            return None
+        other = getattr(view, "other_faces", None)
+        backs = [] if other is None else [(self.names[q], other[q]) for q in view.active
+                                          if q != view.seat]
+        return FlipSeen(getattr(view, "side", "light"), backs,
+                        getattr(view, "draw_top_back", None))
+
     def choices(self, view: PublicView, legal: list[str]) -> list[tuple[str, str]]:
-        """The legal actions in the order offered, each with a note: a bluffed WD4
-        comes last with its warning; accepting and challenging say what they cost."""
-        bluff = "WD4" in legal and self.bluffing(view)
+        """The legal actions in the order offered, each with a note: a bluffed wild draw
+        (WD4; UNO Flip's WD2, WDC) comes last with its warning; accepting and
+        challenging say what they cost."""
+        bluffs = [a for a in legal if a in self.bluffs] if self.bluffing(view) else []
         out: list[tuple[str, str]] = []
         for a in legal:
-            if a == "WD4" and bluff:
+            if a in bluffs:
                 continue
             out.append((a, self.note(a, view)))
-        if bluff:
-            held = self.paint.color(view.color)
+        held = self.paint.color(view.color)
+        for a in bluffs:
             if view.phase == "pending":  # a stacked WD4 (docs/rules.md §6) is never challenged
-                note = f"bluff: you hold {held}; a stacked WD4 cannot be challenged"
+                note = f"bluff: you hold {held}; a stacked {a} cannot be challenged"
             else:
-                note = (f"bluff: you hold {held}; if challenged you draw 4, "
+                note = (f"bluff: you hold {held}; if challenged you {self.bluffs[a]}, "
                         "and the color you name stands")
-            out.append(("WD4", note))
+            out.append((a, note))
         return out
 
     def note(self, a: str, view: PublicView) -> str:
         """What choosing ``a`` means here, in a few words (empty for a plain card)."""
         if a == "accept":
-            return f"draw {view.pending}, lose your turn"
+            return f"draw {view.pending}, lose your turn" if view.pending else (
+                "draw until a card of the named color comes, lose your turn")
         elif a == "challenge":
+            if self.two_sided:
+                return ("a bluff: its player takes the draw and you play; a legal one: "
+                        "you take it and 2 more, and lose your turn")
             return "a bluff: its player draws 4 and you play; a legal WD4: you draw 6"
         elif a == "pass" and view.phase == "drawn":
             return "keep the card you drew"
@@ -149,10 +176,19 @@ class HumanPolicy:
         return ""
 
     def bluffing(self, view: PublicView) -> bool:
-        """Would playing a WD4 now break its color condition (docs/rules.md §3)?"""
-        others = [t for t in view.hand if t != "WD4"]
+        """Would playing a WD4 (a conditioned wild) now break its color condition
+        (docs/rules.md §3)?"""
+        others = [t for t in view.hand if t not in self.bluffs]
         return any(t[:1] == view.color for t in others) or (
             self.wilds_block and any(t in ("W", "WX") for t in others))
+
+
+def _cost(c: CardKind) -> str:
+    """What a lost challenge of a conditioned wild costs its player."""
+    if c.draw:
+        return f"draw {c.draw}"
+    return ("draw until a card of the color you named comes" if "draw_until_color" in c.effects
+            else "take its draw")
 
 
 def _read_answer() -> tuple[str, int] | None:
@@ -181,6 +217,7 @@ def _read_answer() -> tuple[str, int] | None:
 def _match(text: str, legal: list[str]) -> str | None:
     """The legal action ``text`` names: its number, its name, ``play R7`` or a colour."""
     from unosim.engine.game import IllegalActionError, action_name, parse_action
+    from unosim.engine.trace import SIDE_COLORS
 
     if text.isascii() and text.isdigit():  # '²' is a digit int() refuses
         i = int(text)
@@ -191,12 +228,14 @@ def _match(text: str, legal: list[str]) -> str | None:
             and (len(words) == 1 or words[0].lower() in ("play", "jump", "stack"))):
         return words[-1].upper()
     if len(words) == 1 and any(a.startswith("color ") for a in legal):
-        words = ["color", words[0][:1]] if words[0][:1].upper() in "RYGB" else words
+        words = ["color", words[0][:1]] if words[0][:1].upper() in SIDE_COLORS else words
     try:
-        name = action_name(parse_action(" ".join(words)))
+        a = parse_action(" ".join(words))
     except IllegalActionError:
         return None
-    return name if name in legal else None
+    # a color by either side's letter (UNO Flip's dark side offers ``color P``)
+    names = [action_name(a, side=side) for side in (0, 1)]
+    return next((name for name in names if name in legal), None)
 
 
 @click.command("play", cls=Command)
@@ -242,7 +281,9 @@ def play_cmd(config: str, seed: int | None, game: int, trace_format: str,
             return to_jsonl(events)
         names = ([f"P{i} ({p})" for i, p in enumerate(policies)]
                  if len(set(policies)) > 1 else None)
-        return to_text(events, seat_names=names, color_labels=labels)
+        dark = cfg.edition_spec.dark_colors
+        return to_text(events, seat_names=names, color_labels=labels,
+                       dark_labels=None if dark is None else list(dark))
 
     def save(events: list[dict]) -> str:
         """Write the trace where it goes; with --human, the path it went to."""
@@ -260,8 +301,11 @@ def play_cmd(config: str, seed: int | None, game: int, trace_format: str,
             cc = _may_bluff(cc, human)
             policies[human] = "you"
             ed = cfg.edition_spec
-            player = HumanPolicy([f"P{i} ({p})" for i, p in enumerate(policies)], labels,
-                                 Painter(color_wanted(sys.stdout), labels, cc.kinds),
+            # UNO Flip's dark tokens P1..P9 read as seat names P1..P9: call seats "seat N"
+            word = "seat " if cc.kinds.two_sided else "P"
+            player = HumanPolicy([f"{word}{i} ({p})" for i, p in enumerate(policies)], labels,
+                                 Painter(color_wanted(sys.stdout), labels, cc.kinds,
+                                         ed.dark_colors),
                                  ed.special, ed.wd4_wilds_block, cfg.house_rules,
                                  card_kinds(ed))
             me = Seat("human", player)

@@ -27,22 +27,39 @@ from typing import Any
 import numpy as np
 
 from unosim.engine.game import IllegalActionError, Round
+from unosim.engine.game import _pairs as card_pairs
 from unosim.engine.kernel import state as L
 from unosim.engine.kernel.deal import deal as deal_cards
 from unosim.engine.kernel.deal import reset_state
+from unosim.engine.kernel.flip import index_faces
 from unosim.engine.kernel.scoring import next_dealer, score_round, start_match
 from unosim.engine.kernel.state import CompiledConfig, compile_config
-from unosim.rules.cards import CardError
+from unosim.engine.trace import SIDES, face
+from unosim.rules.cards import CardError, KindTable, is_wild_token
 from unosim.rules.effects import FX_DRAW
+from unosim.rules.limits import MAX_KINDS
 
 __all__ = ["Follower", "Table", "TraceReplayError", "replay", "round_at_event", "trace_config"]
 
 # rules a deal event shows that come from the edition, not from a config key
 EDITION_RULES = {"first_flip", "wd4_wilds_block", "uno_penalty", "special", "special_points",
-                 "stacking", "mercy_limit", "challenge"}
+                 "stacking", "mercy_limit", "challenge", "dark_colors"}
 
 
 PENALTIES = ("draw2", "wd4", "stack", "challenge")  # draw causes that pay what was pending
+
+
+def card_key(kinds: KindTable, side: str = "light") -> Any:
+    """The order a hand is shown in: by kind of the face in play, then of the other face
+    (a UNO Flip hand is sorted anew when the deck turns over)."""
+    s = SIDES.index(side)
+
+    def key(card: str) -> tuple[int, ...]:
+        faces = card.split("/")
+        if len(faces) != 2:
+            return (kinds.kind(card),)
+        return kinds.kind(faces[s]), kinds.kind(faces[1 - s])
+    return key
 
 
 class TraceReplayError(ValueError):
@@ -80,7 +97,34 @@ def trace_config(deal: dict[str, Any]) -> CompiledConfig:
     return cc
 
 
+def _code(r: Round, card: str) -> int:
+    """A card token as the kernel's pile values compare: its kind, or a UNO Flip card's
+    two faces (`unosim.engine.kernel.flip.card_code`)."""
+    if not r.two_sided:
+        return r.kinds.kind(card)
+    (light, dark), = card_pairs(r.kinds, [card], "a reshuffled card")
+    return light + MAX_KINDS * (1 + dark)
+
+
+def _values(r: Round, codes: np.ndarray, pile: np.ndarray) -> np.ndarray:
+    """Pile values showing ``codes``, taken from ``pile`` (the same cards in another
+    order): the codes themselves, or a UNO Flip game's physical cards with those faces
+    (two cards with the same two faces are interchangeable)."""
+    if not r.two_sided:
+        return codes
+    fl = r.S.fl
+    by_code: dict[int, list[int]] = {}
+    for v in pile.tolist():
+        by_code.setdefault(int(fl[0, v] + MAX_KINDS * (1 + fl[1, v])), []).append(v)
+    return np.array([by_code[int(c)].pop() for c in codes], dtype=np.int64)
+
+
 def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Two events are the same (a round's number aside; an ``end`` event's hands as
+    multisets: a UNO Flip hand is listed in the order of its physical cards' numbers,
+    which a replay numbers otherwise)."""
+    if a.get("e") == b.get("e") == "end":
+        a, b = ({**x, "hands": [sorted(h) for h in x["hands"]]} for x in (a, b))
     return {k: v for k, v in a.items() if k != "round"} == {
         k: v for k, v in b.items() if k != "round"}
 
@@ -101,6 +145,8 @@ class Follower:
                  actions: Sequence[int] | None = None, at: int = 0) -> None:
         self.r, self.trace, self.t = r, trace, t
         self.rates = r.C.cf.copy()
+        self.bluffs = r.C.pp[:, L.P_BLUFF].copy()  # put back by `done`
+        r.C.pp[:, L.P_BLUFF] = 1.0  # (see `force_rates`)
         self.partial = False  # the last action wrote more events than the trace has left
         self.actions, self.at = actions, at
         # from each event on, the next UNO call and the next Movie Madness outcome
@@ -113,8 +159,12 @@ class Follower:
                                         == "movie_madness") else self.movie_ahead[i + 1]
 
     def force_rates(self, r: Round, slip: float) -> None:
+        """``r``'s behaviour rates set to what the trace ahead shows; and every seat may
+        bluff a conditioned wild (a trace does not say which seats' policies bluff:
+        a bluff it shows is followed; a challenge then says what it was)."""
         cf, t = r.C.cf, min(self.t, len(self.trace))
         cf[:] = self.rates
+        r.C.pp[:, L.P_BLUFF] = 1.0
         uno = self.uno_ahead[t]
         if uno is not None:
             cf[L.F_UNO_FORGET] = 0.0 if uno.get("called") else 1.0
@@ -152,12 +202,12 @@ class Follower:
         S, n = r.S, len(want)
         nd0 = int(S.s[L.S_NDISC])
         try:
-            w = np.array([r.kinds.kind(c) for c in want])
-        except CardError:
+            w = np.array([_code(r, c) for c in want], dtype=np.int64)
+        except (CardError, IllegalActionError):
             return False
         scratch = r.clone()
         held = np.empty(n, np.int64)  # the discard under the top at the reshuffle
-        held[self.permutation(r, scratch, n)] = [r.kinds.kind(c) for c in got]
+        held[self.permutation(r, scratch, n)] = [_code(r, c) for c in got]
         if sorted(held) != sorted(w):
             return False
         fixed = np.arange(max(nd0 - 1, 0), n)
@@ -169,9 +219,39 @@ class Follower:
             inv[perm] = np.arange(n)
             if (w[inv[fixed]] == held[fixed]).all():
                 free = perm < nd0 - 1
-                S.piles[1, perm[free]] = w[free]
+                S.piles[1, perm[free]] = _values(r, w[free], S.piles[1, : max(nd0 - 1, 0)])
                 return True
         return False
+
+    def choose_card(self, r: Round, a: int) -> None:
+        """UNO Flip: of a seat's cards showing the face ``a``, the engine plays the card
+        just drawn (phase ``drawn``) or the one of lowest number
+        (`unosim.engine.kernel.flip.pick`), and a replay numbers the physical cards
+        otherwise than the game did. So when the seat holds several, the one the trace's
+        next play names takes the number the engine will play (the two cards, in one
+        hand and showing one face, trade numbers: nothing else changes)."""
+        if not r.two_sided or not 0 <= a < r.kinds.nk:
+            return
+        e = next((e for e in self.trace[self.t: self.t + 3] if e["e"] in ("play", "jump")),
+                 None)
+        if e is None or not isinstance(e.get("card"), str):
+            return
+        S, n = r.S, int(r.cc.ci[L.C_DECK_SIZE])
+        fl, side, p = S.fl[:, :n], int(S.s[L.S_SIDE]), int(e["p"])
+        ids = np.flatnonzero((S.hp[p, :n] != 0) & (fl[side] == a))
+        if len(ids) < 2:
+            return
+        try:
+            want = _code(r, e["card"])
+        except (CardError, IllegalActionError):
+            return
+        held = int(S.s[L.S_HELD])
+        played = held if r.phase == "drawn" and held in ids else int(ids[0])
+        match = ids[fl[0, ids] + MAX_KINDS * (1 + fl[1, ids]) == want]
+        if len(match) and want != fl[0, played] + MAX_KINDS * (1 + fl[1, played]):
+            v1 = int(match[0])
+            fl[:, [played, v1]] = fl[:, [v1, played]]
+            index_faces(S, r.C)  # the cards' other faces traded places: the index follows
 
     def trial(self, a: int, slip: float) -> tuple[int, Round]:
         """``a`` applied to a clone of ``r``: -1 when its events do not follow the trace,
@@ -180,6 +260,7 @@ class Follower:
         for _ in range(3):
             r = base.clone()
             self.force_rates(r, slip)
+            self.choose_card(r, a)
             before = r.event_count
             r.apply(a)
             new = r.events(before)
@@ -277,6 +358,7 @@ class Follower:
 
     def done(self) -> None:
         self.r.C.cf[:] = self.rates
+        self.r.C.pp[:, L.P_BLUFF] = self.bluffs
 
 
 # --- the table after each event ------------------------------------------------------
@@ -297,20 +379,30 @@ class Table:
     active: tuple[int, ...]  # seats in play
     winner: int | None = None  # after the round's end
     exact: bool = False  # read from the engine (the end of an action), not moved by events
+    side: str = "light"  # the side in play (UNO Flip; always light for one-sided cards)
+    # UNO Flip: the draw pile's top card (every seat sees its back, the other face); None
+    # for one-sided cards or an empty pile
+    draw_top: str | None = None
 
 
-def _sort(cards: Counter[str], cc: CompiledConfig) -> tuple[str, ...]:
-    return tuple(sorted(cards.elements(), key=cc.kinds.kind))
+def _sort(cards: Counter[str] | list[str], cc: CompiledConfig,
+          side: str = "light") -> tuple[str, ...]:
+    items = cards.elements() if isinstance(cards, Counter) else cards
+    return tuple(sorted(items, key=card_key(cc.kinds, side)))
 
 
-def _apply(tb: Table, hands: list[Counter[str]], e: dict[str, Any], cc: CompiledConfig) -> Table:
-    """The table after event ``e`` (``hands`` is updated in place), from what it records."""
+def _apply(tb: Table, hands: list[Counter[str]], e: dict[str, Any], cc: CompiledConfig,
+           pile: list[str]) -> Table:
+    """The table after event ``e`` (``hands`` and the draw ``pile``, bottom first, are
+    updated in place), from what it records."""
     k = e["e"]
     ch: dict[str, Any] = {"exact": False}
+    _move_pile(pile, e)
     if k == "flip":
         c = e["card"]
+        f = face(c, tb.side)
         ch.update(draw=tb.draw - 1, discard=tb.discard + 1, top=c,
-                  color=c[0] if c[0] in "RYGB" else None)
+                  color=None if is_wild_token(f) else f[0])
     elif k == "return":
         ch.update(draw=len(e["draw"]), discard=tb.discard - 1, top=None, color=None)
     elif k == "turn":
@@ -318,7 +410,7 @@ def _apply(tb: Table, hands: list[Counter[str]], e: dict[str, Any], cc: Compiled
     elif k == "play":
         hands[e["p"]][e["card"]] -= 1
         ch.update(discard=tb.discard + 1, top=e["card"], color=e["color"])
-        if cc.effects[cc.kinds.kind(e["card"]), FX_DRAW] > 0:
+        if cc.effects[cc.kinds.kind(face(e["card"], tb.side)), FX_DRAW] > 0:
             ch["pending"] = None  # what it adds is the engine's to say (`_pending`)
     elif k == "draw":
         hands[e["p"]].update(e["cards"])
@@ -336,6 +428,11 @@ def _apply(tb: Table, hands: list[Counter[str]], e: dict[str, Any], cc: Compiled
         ch.update(draw=len(e["draw"]), discard=1)
     elif k == "reverse":
         ch.update(direction=e["direction"])
+    elif k == "flip_all":  # everything turns over: the top's other face, the named color
+        if e["side"] not in SIDES or e["side"] == tb.side:
+            raise TraceReplayError(f"a flip_all event to the {e['side']!r:.20} side, but the "
+                                   f"{tb.side} side is in play")
+        ch.update(side=e["side"], color=e["color"])
     elif k == "swap":
         hands[e["a"]], hands[e["b"]] = hands[e["b"]], hands[e["a"]]
     elif k == "rotate":
@@ -347,8 +444,22 @@ def _apply(tb: Table, hands: list[Counter[str]], e: dict[str, Any], cc: Compiled
         ch.update(winner=e["winner"])
     elif k in ("score", "match_end"):
         ch.update(scores=tuple(e["scores"]))
-    ch["hands"] = tuple(_sort(h, cc) for h in hands)
+    ch["hands"] = tuple(_sort(h, cc, ch.get("side", tb.side)) for h in hands)
+    if cc.kinds.two_sided:
+        ch["draw_top"] = pile[-1] if pile else None
     return replace(tb, **ch)
+
+
+def _move_pile(pile: list[str], e: dict[str, Any]) -> None:
+    """The draw pile (bottom first) after event ``e``: a flip or a draw takes from the
+    top, a return or a reshuffle gives the whole new pile."""
+    k = e["e"]
+    if k == "flip" and pile:
+        pile.pop()
+    elif k == "draw":
+        del pile[max(len(pile) - len(e["cards"]), 0):]
+    elif k in ("return", "reshuffle"):
+        pile[:] = e["draw"]
 
 
 def _pending(out: list[Table], trace: Sequence[dict[str, Any]], t0: int, t1: int) -> None:
@@ -364,16 +475,20 @@ def _pending(out: list[Table], trace: Sequence[dict[str, Any]], t0: int, t1: int
 
 def _engine_table(r: Round, tb: Table) -> Table:
     """``tb`` with what the engine holds now (hands, piles, colour, direction, pending)."""
-    return replace(tb, hands=tuple(tuple(h) for h in r.hands), draw=len(r.draw_pile),
+    hands = tuple(_sort(h, r.cc, r.side) for h in r.hands) if r.two_sided else tuple(
+        tuple(h) for h in r.hands)  # a Flip hand's cards in card order: sorted by face
+    draw = r.draw_pile
+    return replace(tb, hands=hands, draw=len(draw),
                    discard=len(r.discard), top=r.discard[-1] if r.discard else None,
-                   direction=r.direction, pending=r.pending, exact=True)
+                   direction=r.direction, pending=r.pending, side=r.side, exact=True,
+                   draw_top=draw[0] if draw and r.two_sided else None)
 
 
 def _check(tb: Table, r: Round, t: int) -> Table:
     """The engine's table after the action that ended at event ``t``; it must be the one
     the trace's events led to."""
     got = _engine_table(r, tb)
-    for name in ("hands", "draw", "discard", "top", "direction"):
+    for name in ("hands", "draw", "discard", "top", "direction", "side", "draw_top"):
         if getattr(got, name) != getattr(tb, name):
             raise TraceReplayError(f"after event {t}, the engine's {name} differ from the "
                                    "trace's (the trace is not a game these rules play)")
@@ -393,9 +508,23 @@ def _deal_round(r: Round, deal: dict[str, Any], rest: list[str]) -> None:
                                                          if q not in alive):
         raise TraceReplayError(f"the deal's hands are not {size} cards for each seat in play")
     dealt = [hands[q][j] for j in range(size) for q in order]
-    pile = [r.kinds.kind(c) for c in [*rest, *dealt[::-1]]]  # bottom first; dealt[0] on top
-    if len(pile) > r.S.piles.shape[1] - 1:
-        raise TraceReplayError(f"the deal holds {len(pile)} cards, more than the deck")
+    cards = [*rest, *dealt[::-1]]  # bottom first; dealt[0] on top
+    if len(cards) > r.S.piles.shape[1] - 1:
+        raise TraceReplayError(f"the deal holds {len(cards)} cards, more than the deck")
+    if r.two_sided:  # physical cards, numbered bottom first: their faces, nobody's yet
+        deck = int(r.cc.ci[L.C_DECK_SIZE])
+        if len(cards) != deck:
+            raise TraceReplayError(f"the deal holds {len(cards)} cards, not the deck's {deck}")
+        pairs = card_pairs(r.kinds, cards, "the deal")
+        r.S.fl[0, :deck] = [a for a, _ in pairs]
+        r.S.fl[1, :deck] = [b for _, b in pairs]
+        r.S.hp[:] = 0
+        r.S.fo[:] = -1
+        r.S.s[L.S_SIDE] = 0
+        index_faces(r.S, r.C)
+        pile = list(range(deck))
+    else:
+        pile = [r.kinds.kind(c) for c in cards]
     reset_state(r.S, r.C, dealer)
     r.S.piles[0, : len(pile)] = pile
     r.S.s[L.S_NDRAW] = len(pile)
@@ -410,11 +539,22 @@ def _expect(trace: Sequence[dict[str, Any]], t: int, what: str) -> dict[str, Any
 
 
 def _deck_fits(cc: CompiledConfig, deal: dict[str, Any]) -> None:
-    """The deal's cards are the edition's deck, no more of a card than it holds."""
-    have = Counter(c for h in deal["hands"] for c in h) + Counter(deal["draw"])
+    """The deal's cards are the edition's deck, no more of a card than it holds (of a
+    UNO Flip card, no more of either face)."""
+    have = Counter(f for h in deal["hands"] for c in h for f in _faces(cc, c)) + Counter(
+        f for c in deal["draw"] for f in _faces(cc, c))
     for c, n in have.items():
         if n > int(cc.deck_counts[cc.kinds.kind(c)]):
             raise TraceReplayError(f"the deal has {n} x {c}, more than the deck holds")
+
+
+def _faces(cc: CompiledConfig, card: str) -> list[str]:
+    """A card's faces: a UNO Flip card's two, in an edition of two-sided cards; else one."""
+    faces = card.split("/")
+    if (len(faces) == 2) != bool(cc.kinds.two_sided):
+        raise TraceReplayError(f"{card!r:.40}: the cards of edition {cc.edition_name!r} are "
+                               + ("written light/dark" if cc.kinds.two_sided else "one-sided"))
+    return faces
 
 
 def replay(trace: Sequence[dict[str, Any]], actions: Sequence[int] | None = None
@@ -448,6 +588,7 @@ def _replay(trace: Sequence[dict[str, Any]], actions: Sequence[int] | None
         start_match(r.S, r.C)
     out: list[Table] = []
     t = 0
+    deck: Counter[str] | None = None  # a UNO Flip game's physical cards (paired once a game)
     while True:  # one round
         d = _expect(trace, t, "deal")
         if d.get("rules") != first["rules"] or int(d["players"]) != n:
@@ -458,12 +599,19 @@ def _replay(trace: Sequence[dict[str, Any]], actions: Sequence[int] | None
         if not 0 <= int(d["dealer"]) < n:
             raise TraceReplayError(f"event {t}: dealer {d['dealer']} is not a seat")
         _deck_fits(cc, d)
+        if r.two_sided:
+            cards = Counter(c for h in d["hands"] for c in h) + Counter(d["draw"])
+            if deck is not None and cards != deck:
+                raise TraceReplayError(f"event {t}: the deal's cards pair their faces otherwise "
+                                       "than the game's first deal")
+            deck = cards
         r.round_index = int(d.get("round", 0))
         hands = [Counter(h) for h in d["hands"]]
+        pile = list(d["draw"])
         tb = Table(round=r.round_index, hands=tuple(_sort(h, cc) for h in hands),
                    draw=len(d["draw"]), discard=0, top=None, color=None, direction=1,
                    turn=None, pending=0, scores=tuple(r.scores) if match else None,
-                   active=active)
+                   active=active, draw_top=pile[-1] if pile and r.two_sided else None)
         out.append(tb)
         # a flipped WD4 returned into the pile went to a random gap: deal the pile the
         # trace shows after the last return (every event before it is a flip or return)
@@ -474,13 +622,12 @@ def _replay(trace: Sequence[dict[str, Any]], actions: Sequence[int] | None
         follow_from = rets[-1] + 1 if rets else t + 1
         rest = trace[rets[-1]]["draw"] if rets else d["draw"]
         for i in range(t + 1, follow_from):
-            tb = _apply(tb, hands, trace[i], cc)
+            tb = _apply(tb, hands, trace[i], cc, pile)
             out.append(tb)
         before = r.event_count
         _deal_round(r, d, list(rest))
         dealt = r.events(before)
-        if [sorted(h, key=cc.kinds.kind) for h in dealt[0]["hands"]] != [
-                sorted(h, key=cc.kinds.kind) for h in d["hands"]]:
+        if [_sort(h, cc) for h in dealt[0]["hands"]] != [_sort(h, cc) for h in d["hands"]]:
             raise TraceReplayError(f"event {t}: the engine dealt other hands")
         fl = Follower(r, trace, follow_from, actions, at)
         flips = dealt[1:]
@@ -488,7 +635,7 @@ def _replay(trace: Sequence[dict[str, Any]], actions: Sequence[int] | None
         if m != len(flips) and fl.t + m != len(trace):
             raise TraceReplayError(f"event {t}: the round's first flip does not replay")
         for e in flips[:m]:
-            tb = _apply(tb, hands, e, cc)
+            tb = _apply(tb, hands, e, cc, pile)
             out.append(tb)
         if m != len(flips):  # the trace stops among them
             return out, False
@@ -502,7 +649,7 @@ def _replay(trace: Sequence[dict[str, Any]], actions: Sequence[int] | None
             fl.step()
             r = fl.r
             for i in range(t0, fl.t):
-                tb = _apply(tb, hands, trace[i], cc)
+                tb = _apply(tb, hands, trace[i], cc, pile)
                 out.append(tb)
             if fl.partial:  # the trace stops inside this action
                 _pending(out, trace, t0, fl.t)
@@ -524,7 +671,7 @@ def _replay(trace: Sequence[dict[str, Any]], actions: Sequence[int] | None
         if m != len(new) and t + m != len(trace):
             raise TraceReplayError(f"event {t}: the engine scores the round otherwise")
         for e in new[:m]:
-            tb = _apply(tb, hands, e, cc)
+            tb = _apply(tb, hands, e, cc, pile)
             out.append(tb)
         if m != len(new):
             return out, False
@@ -544,9 +691,11 @@ def _replay(trace: Sequence[dict[str, Any]], actions: Sequence[int] | None
 # --- the decision at one event (unosim advise --trace) ---------------------------------------
 def _check_deck(cc: CompiledConfig, deck: list[str]) -> None:
     """The deal's cards must be exactly the config's deck (a replay from any other
-    deck would advise on a game that cannot happen)."""
+    deck would advise on a game that cannot happen); a UNO Flip deck's faces, each
+    side's."""
     kinds = cc.kinds
-    counts = np.bincount([kinds.kind(t) for t in deck], minlength=kinds.nk)
+    counts = np.bincount([kinds.kind(f) for t in deck for f in _faces(cc, t)],
+                         minlength=kinds.nk)
     diff = counts - cc.deck_counts
     if diff.any():
         k = int(np.argmax(diff) if diff.max() > 0 else np.argmin(diff))  # extra cards first

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, BinaryIO, Protocol
 
 from numpy.typing import NDArray
@@ -216,17 +216,60 @@ def _section_11_line(e: dict, who: str, cn: dict[str, str]) -> str:
     return f"   {who} skips everyone"
 
 
+def face(card: str, side: str) -> str:
+    """The face in play of a trace's card: a UNO Flip card ``"light/dark"`` shows one
+    side's (``side``: ``light`` or ``dark``); any other card is its one face.
+
+    >>> face("R5/PSE", "dark"), face("R5/PSE", "light"), face("G7", "dark")
+    ('PSE', 'R5', 'G7')
+    """
+    faces = card.split("/")
+    return faces[SIDES.index(side)] if len(faces) == 2 else card
+
+
+def _faces_in_play(e: dict, side: str) -> tuple[dict, str]:
+    """``e`` with the card it plays, turns up or shows on top by its face in play (UNO
+    Flip), and the side in play after it."""
+    k = e["e"]
+    if k == "deal":
+        side = SIDES[0]
+    elif k == "flip_all":
+        side = e["side"]
+    if k in ("flip", "return", "play", "jump"):
+        e = {**e, "card": face(e["card"], side)}
+    elif k == "turn":
+        e = {**e, "top": face(e["top"], side)}
+    return e, side
+
+
+def side_after(events: Sequence[dict], side: str = SIDES[0]) -> str:
+    """The side in play after ``events`` (UNO Flip), ``side`` before them: a deal starts
+    on the light side, a ``flip_all`` turns to its side.
+
+    >>> side_after([{"e": "deal"}, {"e": "flip_all", "side": "dark"}, {"e": "turn"}])
+    'dark'
+    """
+    for e in events:
+        side = SIDES[0] if e["e"] == "deal" else e["side"] if e["e"] == "flip_all" else side
+    return side
+
+
 def to_text(events: list[dict], seat_names: list[str] | None = None,
-            color_labels: list[str] | None = None) -> str:
-    """A readable turn-by-turn log of the same events."""
+            color_labels: list[str] | None = None,
+            dark_labels: list[str] | None = None, side: str = SIDES[0]) -> str:
+    """A readable turn-by-turn log of the same events. UNO Flip's cards are dealt and
+    drawn as ``light/dark`` (the physical card) and played, turned up and on top by
+    their face in play (``side``: the side in play before the first event, when the
+    events go on from earlier ones)."""
     cn = dict(zip(COLORS, color_labels or ["red", "yellow", "green", "blue"], strict=True))
-    cn.update(zip(DARK_COLORS, ["pink", "teal", "orange", "purple"], strict=True))
+    cn.update(zip(DARK_COLORS, dark_labels or ["pink", "teal", "orange", "purple"], strict=True))
 
     def nm(p: int | None) -> str:
         return _names(seat_names, p)
 
     lines: list[str] = []
-    for e in events:
+    for event in events:
+        e, side = _faces_in_play(event, side)
         k = e["e"]
         if k == "deal":
             lines.append(f"== Round {e['round'] + 1}: {nm(e['dealer'])} deals "
@@ -346,10 +389,12 @@ def read_events(path: str | os.PathLike[str],
     A FIFO or ``/dev/stdin`` is read as a stream, so ``unosim play ... | unosim
     advise --trace /dev/stdin`` works; any source is read only up to the bounds
     above, and to ``max_events`` events when given (a viewer draws one table per
-    event). OSError (a missing file) propagates for the caller to name.
+    event). OSError (a missing file) propagates for the caller to name. Whether the
+    cards are two-sided (UNO Flip, ``"light/dark"``) is the first deal's to say.
     """
     where = os.fspath(path)
     events: list[dict[str, Any]] = []
+    two_sided: bool | None = None
     with open(path, "rb") as f:
         for number, text in _lines(f, where):
             if max_events is not None and len(events) == max_events:
@@ -367,7 +412,9 @@ def read_events(path: str | os.PathLike[str],
                 raise TraceError(f"{where}: line {number} nests more than "
                                  f"{MAX_EVENT_DEPTH} levels")
             try:
-                check_event(e)
+                check_event(e, two_sided)
+                if two_sided is None and e["e"] == "deal":
+                    two_sided = deal_is_two_sided(e)
             except TraceError as exc:
                 raise TraceError(f"{where}: line {number}: {exc}") from None
             events.append(e)
@@ -381,55 +428,129 @@ def read_events(path: str | os.PathLike[str],
 
 _EVENT_NAMES = frozenset(EV_NAMES.values())
 _SEAT_FIELDS = ("p", "a", "b", "target", "dealer")
+# events that name cards, and their fields (a list of cards, or one)
+_CARD_FIELDS = {"play": ("card",), "jump": ("card",), "flip": ("card",), "turn": ("top",),
+                "return": ("card", "draw"), "reshuffle": ("draw",), "draw": ("cards",),
+                "discard": ("cards",), "out": ("cards",)}
+_COLOR_EVENTS = ("turn", "play", "draw", "flip_all")  # events with a color letter
 
 
 def _whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _cards(value: Any, what: str) -> list[str]:
+def _cards(value: Any, what: str, two_sided: bool | None = None) -> list[str]:
     if not isinstance(value, list):
         raise TraceError(f"{what}: expected a list of card tokens")
     for t in value:
-        _card(t, what)
+        _card(t, what, two_sided)
     return value
 
 
-def _card(value: Any, what: str) -> str:
+def _face(tok: str, letters: str) -> bool:
+    """``tok`` is a card face whose color letter is one of ``letters`` (or a wild)."""
+    if is_wild_token(tok):
+        return token_error(tok) is None
+    return tok[:1] in letters and not is_wild_token(tok[1:]) and token_error(tok[1:]) is None
+
+
+def _card(value: Any, what: str, two_sided: bool | None = None) -> str:
     """A card token as a trace writes it: a wild's token, or a color letter and a
-    colored kind's token (which kinds exist is the deal's ``cards``: the replay's check)."""
+    colored kind's token; a two-sided (UNO Flip) card ``"light/dark"``, its dark
+    face's color letter one of `DARK_COLORS` (which kinds exist is the deal's
+    ``cards``: the replay's check). ``two_sided``: whether the trace's deal has
+    two-sided cards (None: either)."""
     if not isinstance(value, str):
         raise TraceError(f"{what}: expected a card token, got {type(value).__name__}")
-    own = value if is_wild_token(value) else value[1:]
-    if ((not is_wild_token(value) and (value[:1] not in COLORS or is_wild_token(own)))
-            or token_error(own) is not None):
-        raise TraceError(f"{what}: unknown card token {value!r}")
+    faces = value.split("/")
+    if len(faces) == 2:
+        if two_sided is False:
+            raise TraceError(f"{what}: {value!r:.40} is a two-sided (light/dark) card, but the "
+                             "deal's cards have one face")
+        if not _face(faces[0], COLORS):
+            raise TraceError(f"{what}: {value!r:.40}: the light face is a wild or a color "
+                             f"letter ({COLORS}) and a card")
+        if not _face(faces[1], DARK_COLORS):
+            raise TraceError(f"{what}: {value!r:.40}: the dark face is a wild or a dark color "
+                             f"letter ({DARK_COLORS}) and a card")
+        return value
+    if len(faces) > 2 or not _face(value, COLORS):
+        raise TraceError(f"{what}: unknown card token {value!r:.40}")
+    if two_sided:
+        raise TraceError(f"{what}: {value!r:.40} has one face, but the deal's cards are "
+                         "two-sided (light/dark)")
     return value
 
 
-def check_event(e: Any) -> None:
+def deal_is_two_sided(deal: dict[str, Any]) -> bool:
+    """Whether a deal event's cards are UNO Flip's ``"light/dark"`` pairs (any of them:
+    `check_event` then holds every card to that)."""
+    hands, draw = deal.get("hands"), deal.get("draw")
+    cards = [*(draw if isinstance(draw, list) else ()),
+             *(c for h in (hands if isinstance(hands, list) else ()) if isinstance(h, list)
+               for c in h)]
+    return any(isinstance(c, str) and "/" in c for c in cards)
+
+
+def _color(e: dict[str, Any], two_sided: bool | None) -> None:
+    """An event's color: a letter of the light side, or (two-sided cards) the dark side's."""
+    name, c = e["e"], e.get("color")
+    if c is None and (name == "flip_all" or "color" not in e):
+        return
+    allowed = COLORS if two_sided is False else SIDE_COLORS
+    if not (isinstance(c, str) and len(c) == 1 and c in allowed):
+        raise TraceError(f"{name} event: color must be one of {', '.join(allowed)}"
+                         + (" or null" if name == "flip_all" else "") + f", got {c!r:.40}")
+
+
+def _check_flip_all(e: dict[str, Any], two_sided: bool | None) -> None:
+    if two_sided is False:
+        raise TraceError("flip_all event in a trace whose deal's cards have one face")
+    p = e.get("p")
+    if not (isinstance(p, int) and _whole(p) and -1 <= p < MAX_PLAYERS):
+        raise TraceError(f"flip_all event: p must be a seat number or -1, got {p!r:.40}")
+    if e.get("side") not in SIDES:
+        raise TraceError(f"flip_all event: side must be light or dark, got {e.get('side')!r:.40}")
+    if "color" not in e:
+        raise TraceError("flip_all event: no color (a letter, or null)")
+    c = e["color"]
+    if c is not None and c not in (DARK_COLORS if e["side"] == "dark" else COLORS):
+        raise TraceError(f"flip_all event: color {c!r:.40} is not a letter of the "
+                         f"{e['side']} side")
+
+
+def check_event(e: Any, two_sided: bool | None = None) -> None:
     """Raise `TraceError` unless ``e`` is a trace event whose fields a replay reads
-    have their docs/trace.md §2 types (seats whole numbers, cards tokens, a deal's table)."""
+    have their docs/trace.md §2 types (seats whole numbers, cards tokens, colors
+    letters, a deal's table). ``two_sided``: whether the trace's deal has UNO Flip's
+    two-sided cards (None: not known yet)."""
     if not isinstance(e, dict) or not isinstance(e.get("e"), str) or e["e"] not in _EVENT_NAMES:
         raise TraceError("not a trace event (an object with a known \"e\")")
     name = e["e"]
+    if name == "flip_all":
+        _check_flip_all(e, two_sided)
     for key in _SEAT_FIELDS:
+        if name == "flip_all" and key == "p":
+            continue
         if key in e and e[key] is not None and not (_whole(e[key]) and
                                                     0 <= e[key] < MAX_PLAYERS):
             raise TraceError(f"{name} event: {key} must be a seat number, got {e[key]!r:.40}")
     if "round" in e and not (_whole(e["round"]) and e["round"] >= 0):
         raise TraceError(f"{name} event: round must be a whole number >= 0")
-    if name in ("play", "jump", "flip", "return"):
-        _card(e.get("card"), f"{name} event: card")
-    if name in ("reshuffle", "return"):
-        _cards(e.get("draw"), f"{name} event: draw")
-    if name == "draw":
-        _cards(e.get("cards"), "draw event: cards")
+    for key in _CARD_FIELDS.get(name, ()):
+        if key in e or key != "top":  # a hand-written turn may leave its top out
+            what = f"{name} event: {key}"
+            if isinstance(e.get(key), list) or key in ("draw", "cards"):
+                _cards(e.get(key), what, two_sided)
+            else:
+                _card(e.get(key), what, two_sided)
+    if name in _COLOR_EVENTS:
+        _color(e, two_sided)
     if name == "deal":
-        _check_deal(e)
+        _check_deal(e, two_sided)
 
 
-def _check_deal(e: dict[str, Any]) -> None:
+def _check_deal(e: dict[str, Any], two_sided: bool | None) -> None:
     players = e.get("players")
     if not (isinstance(players, int) and _whole(players) and 2 <= players <= MAX_PLAYERS):
         raise TraceError(f"deal event: players must be 2..{MAX_PLAYERS}")
@@ -438,9 +559,11 @@ def _check_deal(e: dict[str, Any]) -> None:
     hands = e.get("hands")
     if not isinstance(hands, list) or len(hands) != players:
         raise TraceError(f"deal event: hands must list {players} hands")
+    if two_sided is None:  # the first deal: its cards say
+        two_sided = deal_is_two_sided(e)
     for q, hand in enumerate(hands):
-        _cards(hand, f"deal event: hands[{q}]")
-    _cards(e.get("draw"), "deal event: draw")
+        _cards(hand, f"deal event: hands[{q}]", two_sided)
+    _cards(e.get("draw"), "deal event: draw", two_sided)
     active = e.get("active", list(range(players)))
     if not (isinstance(active, list) and all(_whole(q) and 0 <= q < players for q in active)):
         raise TraceError("deal event: active must list seats")

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from unosim.engine.replay import PENALTIES, Table, replay
+from unosim.engine.trace import deal_is_two_sided, face
 from unosim.rules.settings import house_rule_switches, setting_phrase, switches
 from unosim.run.files import write_output, write_text
 
@@ -33,10 +34,13 @@ __all__ = ["EXAMPLE_LIMIT", "EXAMPLE_TITLES", "event_words", "pick_examples", "s
            "viewer_data", "viewer_html", "write_examples", "write_viewer"]
 
 COLOR_WORDS = {"R": "red", "Y": "yellow", "G": "green", "B": "blue"}
+# UNO Flip's dark side: its four colours' letters (docs/rules.md section 11)
+DARK_COLOR_WORDS = {"P": "pink", "T": "teal", "O": "orange", "U": "purple"}
 CAUSE_WORDS = {
     "turn": "", "draw2": " (Draw Two)", "wd4": " (Wild Draw Four)", "stack": " (stacked penalty)",
     "challenge": " (challenge)", "uno": " (missed UNO)", "special": " (special wild)",
     "dont_talk": " (talked while silenced)",
+    "draw_until_color": " (until a card of the named colour comes)",
 }
 # what a colour name looks like on the page: an edition may print other colours
 # (Disney Wish: pink, gold, purple, blue); a name not listed keeps its slot's colour
@@ -66,6 +70,8 @@ class Step(TypedDict):
     winner: int | None
     actors: list[int]
     exact: bool
+    side: str  # the side in play (UNO Flip; always light for one-sided cards)
+    draw_top: str | None  # UNO Flip: the draw pile's top card (its back shows)
 
 
 class ViewerData(TypedDict):
@@ -79,6 +85,7 @@ class ViewerData(TypedDict):
     house: list[str]
     colors: dict[str, str]
     palette: dict[str, str]
+    two_sided: bool  # UNO Flip: cards are "light/dark", the side in play shows
     seat: int | None
     complete: bool
     steps: list[Step]
@@ -88,8 +95,10 @@ def _seat(p: object) -> str:
     return "nobody" if p is None else f"seat {p}"
 
 
-def event_words(e: dict[str, Any], colors: dict[str, str] = COLOR_WORDS) -> str:
-    """One trace event as a sentence.
+def event_words(e: dict[str, Any], colors: dict[str, str] = COLOR_WORDS,
+                side: str = "light") -> str:
+    """One trace event as a sentence; a UNO Flip card is named by its face on ``side``,
+    the side in play.
 
     >>> event_words({"e": "play", "p": 2, "card": "R7", "color": "R"})
     'seat 2 plays R7'
@@ -97,8 +106,17 @@ def event_words(e: dict[str, Any], colors: dict[str, str] = COLOR_WORDS) -> str:
     'seat 3 draws 2 (Draw Two)'
     >>> event_words({"e": "play", "p": 0, "card": "WD4", "color": "B"})
     'seat 0 plays WD4 and names blue'
+    >>> event_words({"e": "play", "p": 1, "card": "R5/WK", "color": "T"},
+    ...             {"T": "teal"}, "dark")
+    'seat 1 plays WK and names teal'
+    >>> event_words({"e": "flip_all", "p": 1, "side": "dark", "color": "T"}, {"T": "teal"})
+    'everything turns over: the dark side is in play, colour teal'
     """
     k = e.get("e")
+    if isinstance(e.get("card"), str):
+        e = {**e, "card": face(e["card"], side)}
+    if isinstance(e.get("top"), str):
+        e = {**e, "top": face(e["top"], side)}
     if k == "deal":
         size = max((len(h) for h in e["hands"]), default=0)
         return (f"round {e.get('round', 0) + 1}: seat {e['dealer']} deals {size} cards to each "
@@ -146,6 +164,8 @@ def event_words(e: dict[str, Any], colors: dict[str, str] = COLOR_WORDS) -> str:
                 f"seat {shown[0]} shows an icon card" if len(shown) == 1 else
                 f"seats {', '.join(map(str, shown))} show an icon card")
         return f"{name}: {_seat(e.get('target'))} {e.get('outcome')}"
+    if k in ("flip_all", "skip_all", "discard", "out"):
+        return _section_11_words(e, colors, side)
     if k == "silence_end":
         return f"{_seat(e['p'])} may talk again"
     if k == "slip":
@@ -166,6 +186,19 @@ def event_words(e: dict[str, Any], colors: dict[str, str] = COLOR_WORDS) -> str:
     return str(k)
 
 
+def _section_11_words(e: dict[str, Any], colors: dict[str, str], side: str) -> str:
+    """The sentence of an event of docs/rules.md section 11's effects."""
+    k, who, cards = e["e"], _seat(e.get("p")), e.get("cards", [])
+    if k == "flip_all":
+        c = e.get("color")
+        return (("the first card is a Flip: " if e.get("p") == -1 else "everything turns over: ")
+                + f"the {e.get('side')} side is in play"
+                + (f", colour {colors.get(c, '?')}" if c else ", a wild on top"))
+    return {"skip_all": f"{who} skips everyone",
+            "discard": f"{who} also discards {' '.join(face(c, side) for c in cards)}",
+            "out": f"{who} holds {len(cards)} cards and is out of the round"}[k]
+
+
 def _actors(e: dict[str, Any]) -> list[int]:
     """The seats an event is about (highlighted on the page)."""
     if e.get("e") == "swap":
@@ -177,17 +210,19 @@ def _actors(e: dict[str, Any]) -> list[int]:
 
 def _step(e: dict[str, Any], tb: Table, colors: dict[str, str],
           before: dict[str, Any] | None) -> Step:
-    words = event_words(e, colors)
-    if e["e"] == "turn" and before is not None and before["e"] == "flip" and \
-            before["card"].startswith("W"):  # the colour named for a turned-up wild: no event
-        words = f"{_seat(e['p'])} names {colors.get(e['color'], '?')} for the {before['card']}; " \
-            + words
+    words = event_words(e, colors, tb.side)
+    if e["e"] == "turn" and before is not None and (
+            (before["e"] == "flip" and face(before["card"], "light").startswith("W"))
+            or (before["e"] == "flip_all" and before.get("color") is None)):
+        # the colour named for a turned-up wild: no event of its own
+        top = face(e["top"], tb.side)
+        words = f"{_seat(e['p'])} names {colors.get(e['color'], '?')} for the {top}; " + words
     return {"e": e["e"], "words": words, "round": tb.round,
             "hands": [" ".join(h) for h in tb.hands], "draw": tb.draw, "discard": tb.discard,
             "top": tb.top, "color": tb.color, "dir": tb.direction, "turn": tb.turn,
             "pending": tb.pending, "scores": None if tb.scores is None else list(tb.scores),
             "active": list(tb.active), "winner": tb.winner, "actors": _actors(e),
-            "exact": tb.exact}
+            "exact": tb.exact, "side": tb.side, "draw_top": tb.draw_top}
 
 
 def viewer_data(events: Sequence[dict[str, Any]], title: str | None = None,
@@ -218,7 +253,9 @@ def viewer_data(events: Sequence[dict[str, Any]], title: str | None = None,
         "scoring": rules.get("scoring"),
         "house": house,
         "colors": colors,
-        "palette": {c: PALETTE.get(name, PALETTE[COLOR_WORDS[c]]) for c, name in colors.items()},
+        "palette": {c: PALETTE.get(name, PALETTE[{**COLOR_WORDS, **DARK_COLOR_WORDS}[c]])
+                    for c, name in colors.items()},
+        "two_sided": deal_is_two_sided(deal),
         "seat": seat,
         "complete": complete,
         "steps": [_step(e, tb, colors, events[i - 1] if i else None)
@@ -234,14 +271,19 @@ def _flat(d: Mapping[str, object], prefix: str = "") -> list[tuple[str, object]]
 
 
 def _color_words(edition: str) -> dict[str, str]:
-    """The edition's own colour names (an edition may relabel the four colours)."""
+    """The edition's own colour names (an edition may relabel the four colours; UNO
+    Flip's dark side has four more)."""
     from unosim.rules.editions import load_edition
 
     try:
-        labels = load_edition(edition).colors
+        ed = load_edition(edition)
     except Exception:  # an unknown edition already failed the replay; keep the defaults
         return dict(COLOR_WORDS)
-    return {c: str(label).lower() for c, label in zip("RYGB", labels, strict=True)}
+    out = {c: str(label).lower() for c, label in zip("RYGB", ed.colors, strict=True)}
+    if ed.dark_colors:
+        out.update((c, str(label).lower())
+                   for c, label in zip(DARK_COLOR_WORDS, ed.dark_colors, strict=True))
+    return out
 
 
 def viewer_html(data: ViewerData) -> str:
