@@ -67,7 +67,7 @@ def table_dtype(cc: L.KernelArrays) -> np.dtype:
     """The kernel's state record for one table, without the search player's work space
     when no seat searches (its tree is most of the record: 1024 tables would need
     half a gigabyte)."""
-    full = state_dtype(pile_size(cc), trace=False)
+    full = state_dtype(pile_size(cc), trace=False, flip=bool(cc.ci[L.C_FLIP]))
     if ISMCTS in config_features(cc):
         return full
     fields = []
