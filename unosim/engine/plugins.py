@@ -435,10 +435,10 @@ def _show(x: object) -> str:
 
 
 def _refuse(seat: Seat, r: Round, chosen: object, why: str = "not legal") -> PluginActionError:
-    hand = " ".join(r.hand(seat.seat)) or "-"
+    hand = " ".join(r.face(c) for c in r.hand(seat.seat)) or "-"  # (Flip: faces in play)
     return PluginActionError(
         f"{seat.who} chose {_show(chosen)}, {why}, in phase {r.phase}: "
-        f"top {r.top}, colour {r.color}, hand {hand} "
+        f"top {r.face(r.top)}, colour {r.color}, hand {hand} "
         f"(legal: {', '.join(r.legal_action_names())})")
 
 
