@@ -236,6 +236,22 @@ def test_single_env_plugin_opponent_and_illegal_action():
     assert_valid_trace(env.table.events, allow_bluffs=True, agents=True)
 
 
+def test_single_env_plugin_opponents_on_flip():
+    """UNO Flip with the example plug-ins as opponents: they decide on their views (faces
+    in play, the backs) while the learner steps; the game runs to its end."""
+    ex = "examples/policies/"
+    env = UnoEnv("flip", opponents=[f"{ex}colour_keeper.py:ColourKeeper",
+                                    f"{ex}first_legal.py:FirstLegal", "random"], seat=2)
+    rng = np.random.default_rng(5)
+    for seed in (1, 2):
+        env.reset(seed=seed)
+        term = trunc = False
+        while not (term or trunc):
+            _, rew, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        assert "illegal" not in info and env.table.winners
+        assert any(e["e"] == "flip_all" for e in env.table.events)
+
+
 def test_wrappers_keep_action_masks():
     """What MaskablePPO reaches through: the mask survives gymnasium's wrappers."""
     env = gymnasium.make("unosim/UNO-v0", config="two_player", opponents=["random"])
