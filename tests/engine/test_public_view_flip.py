@@ -193,7 +193,7 @@ def _decisions(cc: CompiledConfig, games: range, gen: np.random.Generator) -> Co
     return seen
 
 
-@pytest.mark.slow  # about 10 s
+@pytest.mark.slow  # about 2 s a case once compiled; the first Flip compile takes minutes
 @pytest.mark.parametrize("players", [2, 4])
 def test_views_and_policies_ignore_the_faces_a_seat_cannot_see(players: int) -> None:
     gen = np.random.default_rng(players)
