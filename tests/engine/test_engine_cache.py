@@ -196,5 +196,10 @@ def test_classic_with_random_seats_compiles_no_optional_part(tmp_path: Path) -> 
                  "habits.turn_card", "specials.do_special", "specials.wishing_star",
                  "known.known_play", "known.reset_known", "events.emit", "events.log_card",
                  "rules.resolve_effects", "rules.mercy", "rules.roulette",
-                 "effects.discard_color", "effects.knock_out", "effects.draw_until_color"):
+                 "effects.discard_color", "effects.knock_out", "effects.draw_until_color",
+                 # UNO Flip's physical cards: only a two-sided deck's state compiles them
+                 "flip.face_of", "flip.card_code", "flip.color_code", "flip.hold", "flip.pick",
+                 "flip.release", "flip.turn_over", "flip.recount", "flip.physical_deck",
+                 "flip.swap_held", "deal.log_hand", "rules.flip_first", "rules.flip_play",
+                 "ismcts.determinize_faces"):
         assert part not in compiled

@@ -30,7 +30,10 @@ from unosim.engine.kernel.state import (
     H_SIZE,
     H_SUIT,
     NCOLORS,
+    PH_DRAWN,
+    S_HELD,
     S_NDRAW,
+    S_PHASE,
     S_PID,
     S_ROUND,
     S_SIDE,
@@ -82,6 +85,7 @@ def _no_hold(S: State, q: int, v: int) -> None:
 def hold(S: State, q: int, v: int) -> None:
     """Physical card ``v`` goes into ``q``'s hand (its kind counted by the caller)."""
     S.hp[q, v] = 1
+    S.s[S_HELD] = v
 
 
 def _as_kind(S: State, C: Config, q: int, k: int) -> int:
@@ -90,9 +94,13 @@ def _as_kind(S: State, C: Config, q: int, k: int) -> int:
 
 @optional(FLIP, _as_kind)
 def pick(S: State, C: Config, q: int, k: int) -> int:
-    """Which of ``q``'s cards showing ``k`` a play of ``k`` takes: the lowest card id
-    (the seat chooses the face in play; of identical faces, the engine takes this one)."""
+    """Which of ``q``'s cards showing ``k`` a play of ``k`` takes: the card just drawn
+    when it shows ``k`` in phase ``drawn`` (the rules let only that card be played), else
+    the lowest card id (a seat sees only the faces in play of its own cards)."""
     side, fl, hp = S.s[S_SIDE], S.fl, S.hp
+    v = S.s[S_HELD]
+    if S.s[S_PHASE] == PH_DRAWN and hp[q, v] != 0 and fl[side, v] == k:
+        return v
     for v in range(C.ci[C_DECK_SIZE]):
         if hp[q, v] != 0 and fl[side, v] == k:
             return v

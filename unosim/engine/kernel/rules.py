@@ -150,6 +150,7 @@ from unosim.engine.kernel.state import (
     EV_UNO,
     F_UNO_CATCH,
     F_UNO_FORGET,
+    FLIP,
     H_SIZE,
     H_SUIT,
     JUMP_IDENTICAL,
@@ -303,6 +304,8 @@ def can_stack(S: State, C: Config, p: int, k: int) -> bool:
     ci, s, fx = C.ci, S.s, C.fx
     if S.hands[p, k] <= 0 or fx[k, FX_DRAW] == 0 or (ruled(C) and not finish_ok(S, C, p, k)):
         return False
+    if effects_on(C) and fx[s[S_PEND_KIND], FX_DRAW_UNTIL] != 0:
+        return False  # nothing answers a pending draw until color (docs/DECISIONS.md)
     if effects_on(C) and ci[C_STACK_VALUE] != 0:
         # value stacking (docs/rules.md section 11): any color, an equal or higher draw value
         on = fx[k, FX_STACK] >= fx[s[S_PEND_KIND], FX_STACK]
@@ -714,7 +717,11 @@ def flipped(S: State, C: Config, p: int) -> None:
     resolved(S, C)
 
 
-@jit
+def _no_first(S: State, C: Config) -> None:
+    return None  # unreached: only a two-sided deck has a Flip card
+
+
+@optional(FLIP, _no_first)
 def flip_first(S: State, C: Config) -> None:
     """A Flip card turned up by the first flip: everything turns to the other side
     before the first turn; a wild face's color is named by the first player."""

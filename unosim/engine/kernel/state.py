@@ -379,7 +379,8 @@ S_DEFLECTED = 33  # 1: the pending draw was deflected (deflect): no challenge of
 S_DRAW_COLOR = 34  # open draw event: 1 + the color a draw until color waits for, else 0
 S_SIDE = 35  # UNO Flip: the side in play (0 light, 1 dark)
 S_PID = 36  # UNO Flip: the physical card the last play took from its hand
-NS = 37
+S_HELD = 37  # UNO Flip: the physical card a hand took last (a turn's drawn card)
+NS = 38
 
 # --- per seat: int64 matrix seat[q, SEAT_*] ---------------------------------------
 SEAT_ALIVE, SEAT_SILENCED, SEAT_SCORE = 0, 1, 2
