@@ -28,6 +28,9 @@ from pathlib import Path
 from typing import Any
 
 COLORS = "RYGB"
+# UNO Flip's dark side: pink, teal, orange, purple, by place (its faces' color letters).
+DARK_COLORS = "PTOU"
+SIDES = ("light", "dark")
 SPECIALS = ("none", "movie_madness", "wishing_star", "dont_talk")
 SCORINGS = ("standard", "lowest", "elimination", "partners")
 STACK_KEYS = (
@@ -77,6 +80,7 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "skip_all": ("p",),
     "discard": ("p", "cards"),
     "out": ("p", "reason", "cards", "to"),
+    "flip_all": ("p", "side", "color"),
 }
 
 
@@ -120,11 +124,14 @@ class Kind:
     chal: bool = False  # ``challengeable``
     stack: int = 0  # the draw value of value stacking
     points: int | None = None  # None: the rules' special_points (a special wild)
+    flip: bool = False  # UNO Flip's ``flip``: everything turns over
+    side: int = 0  # UNO Flip: 0 a light face, 1 a dark one (``side: dark``)
+    player_names: bool = False  # ``names_color: player`` (Wild Draw Color)
 
 
 EFFECT_FLAGS = {"skip": "skip", "skip_all": "skip_all", "reverse": "reverse",
                 "discard_color": "discard", "swap_hands": "swap", "rotate_hands": "rotate",
-                "draw_until_color": "until"}
+                "draw_until_color": "until", "flip": "flip"}
 
 
 def parse_kind(c: dict[str, Any], wild: bool) -> Kind | str:
@@ -147,6 +154,12 @@ def parse_kind(c: dict[str, Any], wild: bool) -> Kind | str:
     if c.get("condition") not in (None, "only_without_color"):
         return f"card kind {tok} has the condition {c['condition']!r}"
     kw["cond"] = c.get("condition") == "only_without_color"
+    if c.get("side", "light") not in SIDES:
+        return f"card kind {tok} has side {c['side']!r}"
+    kw["side"] = SIDES.index(c.get("side", "light"))
+    if c.get("names_color") not in (None, "player"):
+        return f"card kind {tok} has names_color {c['names_color']!r}"
+    kw["player_names"] = c.get("names_color") == "player"
     kw["chal"] = bool(c.get("challengeable", False))
     kw["stack"] = int(c.get("stacking") or 0)
     pts = c.get("points")
@@ -183,7 +196,8 @@ def listed_deck(cards: Any, decks: int) -> tuple[Counter[str] | None, dict[str, 
     """The deck and card kinds a deal's ``cards`` list describes (docs/trace.md §4): each
     colored token in the four colors, each wild once, ``count`` per deck. None and why,
     for a list this checker cannot replay (an effect outside docs/rules.md §11's
-    vocabulary this checker models, such as ``flip``)."""
+    vocabulary). A Flip edition's deck counts faces: its light and its dark faces, each
+    colored dark kind in the dark colors (``DARK_COLORS``)."""
     if not isinstance(cards, list):
         return None, {}, "deal.cards is not a list"
     deck: Counter[str] = Counter()
@@ -199,7 +213,10 @@ def listed_deck(cards: Any, decks: int) -> tuple[Counter[str] | None, dict[str, 
             return None, {}, k
         if k.discard and wild:
             return None, {}, f"card kind {tok}: discard_color on a wild"
-        for t in ([tok] if wild else [col + tok for col in COLORS]):
+        if k.flip and (k.draw or k.until or k.special or k.discard or k.swap or k.rotate
+                       or k.skip or k.skip_all or k.reverse or wild):
+            return None, {}, f"card kind {tok}: flip with another effect or on a wild"
+        for t in ([tok] if wild else [col + tok for col in (COLORS, DARK_COLORS)[k.side]]):
             if t in kinds:
                 return None, {}, f"deal.cards lists {t} twice"
             kinds[t] = k
@@ -415,6 +432,7 @@ class _Game:
     done: bool = False  # the match should end now
     winner: set[int] | None = None  # expected match winner(s) once done
     ended: bool = False  # match_end seen
+    pairs: Counter[str] | None = None  # UNO Flip: the match's physical cards (light/dark)
 
 
 def _seats(x: Any) -> set[int] | None:
@@ -669,17 +687,33 @@ class _Replay:
         if deck is None:  # the deck as the trace lists it (docs/trace.md §4)
             self.abort(why)
             return
-        self.tokens = frozenset(self.kinds)
+        self.flip_ed = any(k.flip for k in self.kinds.values())
+        self.side = 0  # a Flip round starts on the light side
+        self.colors = tuple(COLORS)
         cards = [c for h in hands for c in h] + list(e["draw"])
+        if self.flip_ed:
+            # every card is a light/dark pair; the deck counts faces (docs/trace.md §6)
+            self.tokens = frozenset(c for c in cards if self.pair_ok(c))
+        elif any(k.side for k in self.kinds.values()):
+            self.abort("deal.cards has a dark-side kind, but no kind has the flip effect")
+        else:
+            self.tokens = frozenset(self.kinds)
         unknown = sorted({c for c in cards if c not in self.tokens}, key=str)
         if unknown:
-            self.abort(f"deal has unknown card tokens {unknown}")
+            self.abort(f"deal has unknown card tokens {unknown}"
+                       + (" (a Flip card is 'light/dark')" if self.flip_ed else ""))
         for s in range(n):
             want = R.hand_size if s in self.active_set else 0
             if len(hands[s]) != want:
                 self.bad(f"seat {s} is dealt {len(hands[s])} cards, expected {want}")
-        self.deck_size = deck.total()
-        got = Counter(cards)
+        self.deck_size = deck.total() // (2 if self.flip_ed else 1)
+        self.dealt = Counter(cards)
+        got = Counter(f for c in cards for f in c.split("/")) if self.flip_ed else Counter(cards)
+        if self.flip_ed:
+            if g.pairs is not None and g.pairs != self.dealt:
+                self.bad("the light and dark faces are paired differently from the match's "
+                         "first round (the pairing is drawn once per game)")
+            g.pairs = self.dealt
         if got != deck:
             extra = dict(got - deck)
             lack = dict(deck - got)
@@ -728,6 +762,33 @@ class _Replay:
 
     # --- helpers on the state ---------------------------------------------
 
+    def pair_ok(self, c: Any) -> bool:
+        """A Flip card token: ``"<light face>/<dark face>"`` of the listed kinds."""
+        if not isinstance(c, str) or c.count("/") != 1:
+            return False
+        lt, dk = c.split("/")
+        return (lt in self.kinds and self.kinds[lt].side == 0
+                and dk in self.kinds and self.kinds[dk].side == 1)
+
+    def shown(self, c: str) -> str:
+        """The face in play of card ``c`` (a Flip card's light or dark face, by the side)."""
+        return c.split("/")[self.side] if self.flip_ed else c
+
+    def kind(self, c: str) -> Kind:
+        return self.kinds[self.shown(c)]
+
+    def wild(self, c: str) -> bool:
+        return is_wild(self.shown(c))
+
+    def col(self, c: str) -> str | None:
+        return color_of(self.shown(c))
+
+    def rank(self, c: str) -> str:
+        return rank_of(self.shown(c))
+
+    def num(self, c: str) -> bool:
+        return is_number(self.shown(c))
+
     def nxt(self, s: int, d: int | None = None) -> int:
         """The next seat still in the round after ``s`` in direction ``d``."""
         d = self.dir if d is None else d
@@ -755,25 +816,25 @@ class _Replay:
         always, under wd4_unrestricted (§12)."""
         if self.R.ruling["wd4_unrestricted"]:
             return True
-        if any(n > 0 and color_of(c) == self.color for c, n in others.items()):
+        if any(n > 0 and self.col(c) == self.color for c, n in others.items()):
             return False
         return not (self.R.wd4_wilds_block and any(
-            n > 0 and is_wild(c) and not self.kinds[c].cond for c, n in others.items()))
+            n > 0 and self.wild(c) and not self.kind(c).cond for c, n in others.items()))
 
     def legal(self, card: str, others: Counter[str]) -> bool:
         """Is ``card`` a legal (non-bluff) play on the top card, ``others`` the rest of the hand?"""
         if not self.finish_ok(card, others):
             return False
-        if self.kinds[card].cond and not self.wd4_ok(others):
+        if self.kind(card).cond and not self.wd4_ok(others):
             return False
-        if is_wild(card) or color_of(card) == self.color:
+        if self.wild(card) or self.col(card) == self.color:
             return True
         top = self.discard[-1]
-        return not is_wild(top) and rank_of(top) == rank_of(card)
+        return not self.wild(top) and self.rank(top) == self.rank(card)
 
     def finish_ok(self, card: str, others: Counter[str]) -> bool:
         """no_action_finish (§12): a last card must be a number."""
-        return not self.R.ruling["no_action_finish"] or others.total() > 0 or is_number(card)
+        return not self.R.ruling["no_action_finish"] or others.total() > 0 or self.num(card)
 
     def rate(self, key: str) -> float | None:
         """A behaviour rate from rules.behaviour, when the trace carries it."""
@@ -894,19 +955,22 @@ class _Replay:
                 self.abort(f"flip shows {c} but the top of the draw pile is {self.draw[-1]}")
             self.draw.pop()
             self.discard.append(c)
-            self.color = color_of(c)
-            if is_number(c):
+            self.color = self.col(c)
+            if self.num(c):
                 return fp
             if R.first_flip == "redraw":
                 continue
-            k = self.kinds[c]
-            if is_wild(c) and k.draw:
+            k = self.kind(c)
+            if self.wild(c) and k.draw:
                 e = self.expect("return", f"(a flipped {c} goes back)", card=c)
                 if not _inserted(list(e["draw"]), self.draw, c):
                     self.abort(f"return.draw is not the old draw pile with the {c} inserted")
                 self.discard.pop()
                 self.draw = list(e["draw"])
                 continue
+            if k.flip:  # the dark face's own effect is not applied (docs/trace.md §6)
+                self.flip_all(-1)
+                return fp
             if k.skip_all and not (k.discard or k.reverse or k.draw):
                 # the dealer is the card's player: every other seat is skipped and the
                 # dealer takes the first turn (the engine's reading; docs/trace.md §3)
@@ -938,7 +1002,7 @@ class _Replay:
         """Check a turn event (color, top), count it, and read a Don't Talk slip."""
         p = e["p"]
         if self.color is None:
-            if e["color"] not in COLORS:
+            if e["color"] not in self.colors:
                 self.abort(f"turn.color {e['color']!r} is not a color (naming the flipped wild)")
             self.color = e["color"]
         elif e["color"] != self.color:
@@ -1039,7 +1103,7 @@ class _Replay:
         others = self.without(p, card)
         if not self.finish_ok(card, others):
             self.bad(f"no_action_finish: seat {p} plays {card} as its last card")
-        if self.kinds[card].cond:
+        if self.kind(card).cond:
             self.wd4_illegal = not self.wd4_ok(others)
             self.wd4_idx = self.cur
         elif not self.legal(card, others):
@@ -1054,12 +1118,12 @@ class _Replay:
             self.abort(f"unknown card {card!r}")
         if self.hands[p][card] <= 0:
             self.abort(f"seat {p} plays {card}, which it does not hold")
-        if color not in COLORS:
+        if color not in self.colors:
             self.bad(f"play.color {color!r} is not a color")
-            color = color_of(card) or self.color
-        elif not is_wild(card) and color != color_of(card):
+            color = self.col(card) or self.color
+        elif not self.wild(card) and color != self.col(card):
             self.bad(f"play.color is {color} for the colored card {card}")
-            color = color_of(card)
+            color = self.col(card)
         self.take_card(p, card)
         self.discard.append(card)
         self.color = color
@@ -1068,16 +1132,16 @@ class _Replay:
     def drop(self, p: int, card: str) -> str:
         """multiple_play (§12): the turn's number card may be followed by the other
         cards of its number; returns the last one played (the top card)."""
-        if not (self.R.ruling["multiple_play"] and is_number(card)):
+        if not (self.R.ruling["multiple_play"] and self.num(card)):
             return card
         while self.is_(self.peek(), "play", p=p):
             e = self.take()
             c = e["card"]
-            if not is_number(c) or rank_of(c) != rank_of(card):
+            if not self.num(c) or self.rank(c) != self.rank(card):
                 self.abort(f"seat {p} drops {c} with {card}: only the same number may follow")
             self.apply_play(e, p)
             card = c
-        more = [c for c in self.hands[p] if is_number(c) and rank_of(c) == rank_of(card)]
+        more = [c for c in self.hands[p] if self.num(c) and self.rank(c) == self.rank(card)]
         if more and p in self.random_seats:
             self.bad(f"random policy: seat {p} keeps {more[0]} of the number it dropped")
         return card
@@ -1092,7 +1156,7 @@ class _Replay:
         §11: ``discard_color`` first, then ``reverse``, then one of the acting effects).
         ``chain``: (total, length) of the stack this card was added to. Returns the seat of
         the next regular turn, or None when the round ended."""
-        k = self.kinds[card]
+        k = self.kind(card)
         if k.special:
             self.special(p, card)
         if k.discard:
@@ -1103,8 +1167,19 @@ class _Replay:
             self.uno(p)
         elif self.is_(nx, "uno"):
             self.abort(f"uno event but seat {nx.get('p')} holds {left} card(s)", self.i)
-        r = rank_of(card)
+        if k.flip:  # a last Flip card still flips: the round is scored on the new side
+            self.flip_all(p, last=left == 0)
+            if left == 0:
+                self.expect_end(p, f"(seat {p} played its last card)")
+                return None
+            return self.done(self.nxt(p))
+        r = self.rank(card)
         if left == 0:
+            if k.until and k.player_names and self.R.ruling["last_card_draws"]:
+                # a last Wild Draw Color: its draw still happens (docs/trace.md §6)
+                v = self.nxt(p)
+                self.until_color(v, "draw_until_color", self.color)
+                self.mercy([v], end=False)
             if k.draw and self.R.ruling["last_card_draws"]:
                 # a last Wild Reverse Draw Four: no reverse event, its draw goes to the
                 # next player in the new direction (docs/trace.md §3)
@@ -1119,7 +1194,7 @@ class _Replay:
             self.turn_back()
             if not k.draw:
                 return self.done(self.nxt(p))
-        if (self.R.seven_o and r == "7" and is_number(card)) or k.swap:
+        if (self.R.seven_o and r == "7" and self.num(card)) or k.swap:
             e = self.expect("swap", "(Seven-O)", a=p)
             b = e["b"]
             if b == p or b not in self.active_set:
@@ -1129,7 +1204,7 @@ class _Replay:
             self.hands[p], self.hands[b] = self.hands[b], self.hands[p]
             if self.mercy([p, *self.others(p)]):
                 return None
-        elif (self.R.seven_o and r == "0" and is_number(card)) or k.rotate:
+        elif (self.R.seven_o and r == "0" and self.num(card)) or k.rotate:
             e = self.expect("rotate", "(Seven-O)")
             d = 1 if self.R.ruling["seven_o_pass"] == "left" else self.dir
             if e["direction"] != d:
@@ -1140,7 +1215,7 @@ class _Replay:
             if self.mercy([p, *self.others(p)]):
                 return None
         elif k.until:
-            return self.roulette(p)
+            return self.draw_color(p, card) if k.player_names else self.roulette(p)
         elif k.draw:
             return self.penalty(p, card, chain)
         elif k.skip_all:
@@ -1167,13 +1242,13 @@ class _Replay:
     def cause(self, card: str, length: int) -> str:
         """docs/trace.md §3: a single colored draw card's penalty is ``draw2``, a wild's
         ``wd4`` (whatever their amounts), a stack of two or more ``stack``."""
-        return ("wd4" if is_wild(card) else "draw2") if length == 1 else "stack"
+        return ("wd4" if self.wild(card) else "draw2") if length == 1 else "stack"
 
     def discard_color(self, p: int, card: str) -> None:
         """Discard All (``discard_color``): every card of the played card's color in the
         hand goes under the played card, which stays on top (docs/rules.md §11)."""
-        col = color_of(card)
-        held = Counter({c: n for c, n in self.hands[p].items() if n > 0 and color_of(c) == col})
+        col = self.col(card)
+        held = Counter({c: n for c, n in self.hands[p].items() if n > 0 and self.col(c) == col})
         if not self.is_(self.peek(), "discard", p=p):
             if held:
                 self.abort(f"seat {p} plays {card} holding {sorted(held.elements())} of its "
@@ -1195,16 +1270,87 @@ class _Replay:
         e = self.peek()
         named = e["color"] if e and self.is_(e, "draw", p=v, cause="draw_until_color") else None
         if named is not None:
-            if named not in COLORS:
+            if named not in self.colors:
                 self.abort(f"draw_until_color names {named!r}, not a color")
             self.color = named
-        self.read_draw(v, "draw_until_color", stop=lambda c, _h: color_of(c) == named)
+        self.read_draw(v, "draw_until_color", stop=lambda c, _h: self.col(c) == named)
         if self.mercy([v]):
             return None
         if v not in self.active_set:
             return self.done(self.nxt(v))
         self.expect("skip", "(after a draw_until_color)", p=v)
         return self.done(self.nxt(v))
+
+    def until_color(self, v: int, cause: str, named: str | None, more: int = 0) -> None:
+        """Seat ``v`` draws until a card whose face in play has the ``named`` color, and
+        ``more`` cards after it (or until both piles are dry). A ``color`` key on the draw,
+        if written, is that color."""
+        nx = self.peek() or {}
+        if self.is_(nx, "draw", p=v, cause=cause) and nx.get("color", named) != named:
+            self.bad(f"draw.color is {nx['color']!r}; the color named is {named!r}", self.i)
+        after: list[int] = []  # cards drawn after the first of the named color
+
+        def stop(c: str, _h: Counter[str]) -> bool:
+            if after:
+                after[0] += 1
+            elif self.col(c) == named:
+                after.append(0)
+            return bool(after) and after[0] == more
+
+        self.read_draw(v, cause, stop=stop)
+
+    def draw_color(self, p: int, card: str) -> int | None:
+        """Wild Draw Color (``draw_until_color`` with ``names_color: player``): the next
+        seat accepts (draws until the color ``p`` named, loses the turn) or challenges:
+        a guilty ``p`` draws until that color and the challenger plays; a wrong challenger
+        draws until it and two more and loses the turn. No stacking, no deflection."""
+        v, named = self.nxt(p), self.color
+        illegal = self.kind(card).cond and self.wd4_illegal
+        self.wd4_illegal = False
+        if self.is_(self.peek(), "challenge"):
+            self.judge_challenge(v, p, card, illegal, self.kind(card).chal)
+            if illegal:
+                self.until_color(p, "challenge", named)
+                return None if self.mercy([p]) else v  # the challenger plays normally
+            self.until_color(v, "challenge", named, more=2)
+        else:
+            if illegal and not self.allow_bluffs:
+                self.bad(f"illegal {card}: seat {p} held the active color and nobody "
+                         "challenged", self.wd4_idx)
+            self.until_color(v, "draw_until_color", named)
+        if self.mercy([v]):
+            return None
+        if v in self.active_set:
+            self.expect("skip", f"(after {card}'s draw)", p=v)
+        return self.done(self.nxt(v))
+
+    def flip_all(self, p: int, last: bool = False) -> None:
+        """UNO Flip's ``flip`` (docs/trace.md §6): the discard pile, every hand and the
+        draw pile turn over, orders unchanged, so only the face in play changes. The new
+        top's face gives the active color; a wild face has its color named by the flip's
+        player (none on the first flip, ``p`` -1, nor after a last card)."""
+        e = self.expect("flip_all", "(a Flip card turns everything over)", p=p)
+        self.side = 1 - self.side
+        self.colors = tuple((COLORS, DARK_COLORS)[self.side])
+        if e["side"] != SIDES[self.side]:
+            self.bad(f"flip_all.side is {e['side']!r}, expected {SIDES[self.side]!r}")
+        top = self.discard[-1]
+        got = e["color"]
+        if not self.wild(top):
+            if got != self.col(top):
+                self.bad(f"flip_all.color is {got!r}; the new top face {self.shown(top)} "
+                         f"({top}) is {self.col(top)}")
+            self.color = self.col(top)
+        elif p < 0 or last:
+            if got is not None:
+                self.bad(f"flip_all.color is {got!r}; the new top face {self.shown(top)} is a "
+                         "wild and nobody names a color (expected null)")
+            self.color = None
+        elif got not in self.colors:
+            self.abort(f"flip_all.color {got!r} is not a {SIDES[self.side]} color; seat {p} "
+                       f"names one for the wild face {self.shown(top)}")
+        else:
+            self.color = got
 
     def mercy(self, seats: list[int], end: bool = True) -> bool:
         """The mercy rule (docs/rules.md §11): each of ``seats`` (in that order) holding
@@ -1242,7 +1388,7 @@ class _Replay:
 
     def penalty(self, p: int, card: str, chain: tuple[int, int] | None) -> int | None:
         """The next player's answer to a draw card: accept, challenge or stack."""
-        k = self.kinds[card]
+        k = self.kind(card)
         total = (chain[0] if chain else 0) + k.draw
         length = (chain[1] if chain else 0) + 1
         illegal = k.cond and self.wd4_illegal
@@ -1250,13 +1396,37 @@ class _Replay:
         self.pend_value = k.stack
         return self.face(self.nxt(p), p, card, total, length, illegal, False)
 
+    def judge_challenge(self, v: int, p: int, card: str, illegal: bool, can: bool) -> None:
+        """Take seat ``v``'s challenge of ``p``'s ``card`` (``can``: the card may be
+        challenged here) and check its outcome against the card's legality."""
+        R = self.R
+        e = self.take()
+        if not can:
+            self.abort(
+                "challenge of a card that cannot be challenged (only a challengeable card "
+                "that starts a chain can be, never a deflected one)"
+            )
+        if not R.ruling["challenge"] or R.ruling["wd4_unrestricted"]:
+            self.abort("challenge, but the rulings remove the challenge")
+        if not R.challenge_on:
+            self.abort("challenge, but the edition has challenge: false")
+        if e["p"] != v or e["target"] != p:
+            self.abort(f"challenge by {e['p']} of {e['target']}; expected {v} of {p}")
+        if v in self.random_seats:
+            self.bad(f"random policy: seat {v} challenges")
+        if e["success"] != illegal:
+            self.bad(
+                f"challenge.success is {e['success']} but the {card} was "
+                f"{'illegal' if illegal else 'legal'}"
+            )
+
     def face(self, v: int, p: int, card: str, total: int, length: int, illegal: bool,
              deflected: bool) -> int | None:
         """Seat ``v`` faces the pending draw (of ``p``'s ``card``): accept, challenge, stack
         or deflect."""
         R = self.R
-        d2 = not is_wild(card)
-        k = self.kinds[card]
+        d2 = not self.wild(card)
+        k = self.kind(card)
         if R.value_stacking:
             can_stack = True
         else:
@@ -1264,25 +1434,7 @@ class _Replay:
         can_stack = can_stack or R.ruling["deflect"]
         nx = self.peek()
         if self.is_(nx, "challenge"):
-            e = self.take()
-            if not k.chal or length > 1 or deflected:
-                self.abort(
-                    "challenge of a card that cannot be challenged (only a challengeable card "
-                    "that starts a chain can be, never a deflected one)"
-                )
-            if not R.ruling["challenge"] or R.ruling["wd4_unrestricted"]:
-                self.abort("challenge, but the rulings remove the challenge")
-            if not R.challenge_on:
-                self.abort("challenge, but the edition has challenge: false")
-            if e["p"] != v or e["target"] != p:
-                self.abort(f"challenge by {e['p']} of {e['target']}; expected {v} of {p}")
-            if v in self.random_seats:
-                self.bad(f"random policy: seat {v} challenges")
-            if e["success"] != illegal:
-                self.bad(
-                    f"challenge.success is {e['success']} but the {card} was "
-                    f"{'illegal' if illegal else 'legal'}"
-                )
+            self.judge_challenge(v, p, card, illegal, k.chal and length == 1 and not deflected)
             if illegal:
                 self.read_draw(p, "challenge", n=k.draw)
                 if self.mercy([p]):
@@ -1315,8 +1467,8 @@ class _Replay:
             if s_card not in self.tokens or self.hands[v][s_card] <= 0:
                 self.abort(f"seat {v} stacks {s_card}, which it does not hold")
             top = self.discard[-1]
-            ks = self.kinds[s_card]
-            s_wild = is_wild(s_card)
+            ks = self.kind(s_card)
+            s_wild = self.wild(s_card)
             if R.value_stacking and ks.draw:
                 if ks.stack < self.pend_value:
                     self.bad(f"{s_card} (draw value {ks.stack}) stacked on {top} (draw value "
@@ -1330,7 +1482,7 @@ class _Replay:
                 if not d2:
                     if not R.d2_on_wd4:
                         self.bad("Draw Two stacked on WD4, draw_two_on_wd4 is off")
-                    if color_of(s_card) != self.color:
+                    if self.col(s_card) != self.color:
                         self.bad(f"stacked {s_card} does not match the named color {self.color}")
             elif ks.draw and s_wild and not R.value_stacking:
                 if d2 and not R.wd4_on_d2:
@@ -1344,7 +1496,7 @@ class _Replay:
                         f"{' or a wild' if R.wd4_wilds_block else ''}"
                     )
             elif not s_wild and (ks.skip or ks.reverse) and R.ruling["deflect"]:
-                if color_of(s_card) != self.color:
+                if self.col(s_card) != self.color:
                     self.bad(f"seat {v} deflects with {s_card}; active color is {self.color}")
                 if not self.finish_ok(s_card, self.without(v, s_card)):
                     self.bad(f"no_action_finish: seat {v} deflects with its last card")
@@ -1398,7 +1550,7 @@ class _Replay:
         left = self.hands[v].total()
         if left == 1:
             self.uno(v)
-        back = self.kinds[card].reverse
+        back = self.kind(card).reverse
         if left == 0:
             if R.ruling["last_card_draws"]:
                 self.read_draw(self.nxt(v, -self.dir if back else self.dir),
@@ -1415,20 +1567,20 @@ class _Replay:
         for c in self.hands[v]:
             if not self.finish_ok(c, self.without(v, c)):
                 continue
-            k = self.kinds[c]
-            if R.ruling["deflect"] and not is_wild(c) and (k.skip or k.reverse) \
-                    and color_of(c) == self.color:
+            k = self.kind(c)
+            if R.ruling["deflect"] and not self.wild(c) and (k.skip or k.reverse) \
+                    and self.col(c) == self.color:
                 return c
             if not k.draw or (k.cond and not self.wd4_ok(self.without(v, c))):
                 continue
             if R.value_stacking:
                 if k.stack >= self.pend_value:
                     return c
-            elif not is_wild(c) and (
-                R.d2_on_d2 if on_d2 else R.d2_on_wd4 and color_of(c) == self.color
+            elif not self.wild(c) and (
+                R.d2_on_d2 if on_d2 else R.d2_on_wd4 and self.col(c) == self.color
             ):
                 return c
-            elif is_wild(c) and (R.wd4_on_d2 if on_d2 else R.wd4_on_wd4):
+            elif self.wild(c) and (R.wd4_on_d2 if on_d2 else R.wd4_on_wd4):
                 return c
         return None
 
@@ -1437,7 +1589,7 @@ class _Replay:
         e = self.expect("special", p=p)
         if e["card"] != card:
             self.bad(f"special.card is {e['card']}, expected {card}")
-        sp = self.kinds[card].special
+        sp = self.kind(card).special
         others = self.others(p)
         t, out = e["target"], e["outcome"]
         if sp == "movie_madness":
@@ -1493,11 +1645,13 @@ class _Replay:
             self.silenced.clear()
 
     def may_jump(self, s: int, card: str, top: str) -> bool:
-        """May seat ``s`` jump in with ``card`` on ``top`` (held or not)? Identical, or
+        """May seat ``s`` jump in with ``card`` on ``top`` (held or not)? Identical (the faces
+        in play, in a Flip edition), or
         any color of the top's number under ``jump_in: same_number``; never a last
         action card under no_action_finish."""
-        ok = card == top or (self.R.same_number and is_number(top) and is_number(card)
-                             and rank_of(card) == rank_of(top))
+        ok = self.shown(card) == self.shown(top) or (
+            self.R.same_number and self.num(top) and self.num(card)
+            and self.rank(card) == self.rank(top))
         return ok and self.finish_ok(card, self.without(s, card))
 
     def jump_card(self, s: int, top: str) -> str | None:
@@ -1506,7 +1660,7 @@ class _Replay:
 
     def jump_window(self, seat: int) -> int | None:
         """Jump-ins after a resolved play (docs/rules.md §6, §10)."""
-        while self.window and self.R.jump_in and not is_wild(self.discard[-1]):
+        while self.window and self.R.jump_in and not self.wild(self.discard[-1]):
             nx = self.peek()
             top = self.discard[-1]
             tp = self.top_player
@@ -1595,11 +1749,16 @@ class _Replay:
             self.bad(
                 f"card conservation: {total} cards in hands and piles, deck has {self.deck_size}"
             )
+        if self.flip_ed:
+            held = sum(self.hands, Counter()) + Counter(self.draw) + Counter(self.discard)
+            if held != self.dealt:
+                self.bad(f"card conservation: the physical cards changed; extra "
+                         f"{dict(held - self.dealt)}, missing {dict(self.dealt - held)}")
         self.round_end = (winner, pts)
 
     def hand_points(self, hand: Counter[str], special_points: int) -> int:
         """docs/rules.md §1, §11: each kind's listed points (a special wild's from the rules)."""
-        return sum(n * (special_points if (pt := self.kinds[c].points) is None else pt)
+        return sum(n * (special_points if (pt := self.kind(c).points) is None else pt)
                    for c, n in hand.items())
 
     def round_points(self, w: int | None) -> int:

@@ -41,6 +41,20 @@ def points(card: str) -> int:
     return int(card[1]) if card[1:].isdigit() else 50 if card.startswith("W") else 20
 
 
+def table_rules(hands: list[list[str]], first_flip: str, seven_o: bool = False,
+                draw_until_play: bool = False, **edition: Any) -> dict[str, Any]:
+    """A hand-written deal's resolved rules: one round, no other house rule."""
+    house = {"stacking": dict.fromkeys(("draw_two_on_draw_two", "wd4_on_wd4",
+                                        "wd4_on_draw_two", "draw_two_on_wd4"), False),
+             "jump_in": False, "seven_o": seven_o, "draw_until_play": draw_until_play,
+             "two_player_reverse": False}
+    return {"players": len(hands), "hand_size": len(hands[0]), "decks": 1,
+            "first_flip": first_flip, "wd4_wilds_block": False, "uno_penalty": 2,
+            "special": "none", "special_points": 0, "house_rules": house,
+            "max_turns": 1000, "mode": "round", "scoring": "standard", "target": 500,
+            **edition}
+
+
 class NB:
     """Trace builder: writes events and keeps the piles and hands they imply."""
 
@@ -54,15 +68,8 @@ class NB:
         self.discard: list[str] = []
         self.color = ""
         self.turns = 0
-        house = {"stacking": dict.fromkeys(("draw_two_on_draw_two", "wd4_on_wd4",
-                                            "wd4_on_draw_two", "draw_two_on_wd4"), False),
-                 "jump_in": False, "seven_o": seven_o, "draw_until_play": draw_until_play,
-                 "two_player_reverse": False}
-        rules = {"players": len(hands), "hand_size": len(hands[0]), "decks": 1,
-                 "first_flip": "redraw", "wd4_wilds_block": False, "uno_penalty": 2,
-                 "special": "none", "special_points": 0, "house_rules": house,
-                 "max_turns": 1000, "mode": "round", "scoring": "standard", "target": 500,
-                 "stacking": "value", "mercy_limit": mercy_limit, "challenge": False}
+        rules = table_rules(hands, "redraw", seven_o, draw_until_play, stacking="value",
+                            mercy_limit=mercy_limit, challenge=False)
         self.events: list[dict[str, Any]] = []
         self.ev("deal", dealer=0, players=len(hands), hands=[list(h) for h in hands],
                 draw=list(self.pile), edition="test", rules=rules, cards=CARDS)

@@ -323,7 +323,7 @@ def test_no_mercy_composition() -> None:
 # --- edition files -----------------------------------------------------------------------------
 BAD = [
     # (what to replace in the test edition, with what, the key the error names)
-    ("effects: [match, discard_color]}", "effects: [match, flip]}", "cards[10].effects[1]"),
+    ("effects: [match, discard_color]}", "effects: [match, flip]}", "cards"),
     ("effects: [match, draw_until_color]}", "effects: [match, draw_until_color, draw 2]}",
      "cards[13].effects"),
     ("mercy_limit: 25", "mercy_limit: 25\nhouse_rules: {stacking: {wd4_on_wd4: true}}",

@@ -87,8 +87,8 @@ def test_combinations_cover_all_subsets() -> None:
 
 def test_checker_learns_the_deck_from_the_deal() -> None:
     """docs/trace.md §4: the deal lists the edition's cards; the checker's deck is that
-    list (a deal that does not match it is reported), and an effect it cannot replay
-    (UNO Flip's ``flip``) is named, not guessed."""
+    list (a deal that does not match it is reported), and a ``flip`` kind makes it a Flip
+    edition, whose cards are light/dark pairs (docs/trace.md §6)."""
     cc = compile_config(load_config("configs/classic.yaml", []))
     events = play_game(cc, 3)
     deal = events[0]
@@ -104,4 +104,7 @@ def test_checker_learns_the_deck_from_the_deal() -> None:
     flip = [{**e, "cards": [*e["cards"], {"token": "F", "count": 2, "points": 20,
                                           "effects": ["match", "flip"]}]}
             if e["e"] == "deal" else e for e in events]
-    assert any("card kind F has the effect 'flip'" in v for v in check_trace(flip).violations)
+    assert any("a Flip card is 'light/dark'" in v for v in check_trace(flip).violations)
+    odd = [{**e, "cards": [*e["cards"], {"token": "F", "count": 2, "effects": ["match", "odd"]}]}
+           if e["e"] == "deal" else e for e in events]
+    assert any("card kind F has the effect 'odd'" in v for v in check_trace(odd).violations)

@@ -356,3 +356,15 @@ def test_an_interrupt_just_after_a_chunk_is_written_counts_it(tmp_path, monkeypa
         run_simulation(load_config("classic"), games=500, seed=3, jobs=1, chunk_size=100,
                        out=out, progress=False)
     assert len(list((out / "chunks").glob("chunk-*.npz"))) == 2
+
+
+def test_a_game_never_reads_the_game_before_it():
+    """Game 177 of seed 1 (classic, four strategic seats) starts on a wild, so its first
+    player names a color before the first turn, from the seats' memory of who drew on
+    what: that memory is the round's own, so the game plays the same alone and after
+    others in a chunk (or a reused state)."""
+    cc = compile_config(load_config("classic", ["policy=strategic"]))
+    together, _ = simulate(cc, 1, 170, 16)
+    alone = [simulate(cc, 1, g, 1)[0] for g in range(170, 186)]
+    for key in AGG_KEYS:
+        assert np.array_equal(together[key], sum(a[key] for a in alone)), key

@@ -53,7 +53,7 @@ from unosim.engine.kernel.state import (
     Config,
     State,
 )
-from unosim.engine.kernel.table import add_card, draw_n, next_alive, shuffle_row
+from unosim.engine.kernel.table import add_card, draw_n, forget_voids, next_alive, shuffle_row
 from unosim.rules.effects import FX_COND, FX_DRAW, FX_FLIP, FX_REVERSE, FX_SKIP, FX_SKIP_ALL
 
 
@@ -87,6 +87,10 @@ def reset_state(S: State, C: Config, dealer: int) -> None:
             alive += 1
     s[S_NALIVE] = alive
     reset_known(S, C)
+    # the policies' memory of who drew on what is per round, and read before the first
+    # turn (a first flip's wild: the first player names the color), so it starts empty
+    # here: a game never reads the game before it (any chunking plays it the same)
+    forget_voids(S, C)
 
 
 @jit

@@ -16,9 +16,11 @@ writing its trace event:
 
 from __future__ import annotations
 
+import numpy as np
+
 from unosim.engine.kernel.events import emit, log_card
 from unosim.engine.kernel.flip import color_code
-from unosim.engine.kernel.jit import flag, jit, optional
+from unosim.engine.kernel.jit import jit, optional
 from unosim.engine.kernel.known import known_play
 from unosim.engine.kernel.state import (
     C_MERCY,
@@ -43,24 +45,24 @@ from unosim.engine.kernel.state import (
     SEAT_ALIVE,
     SEAT_MERCY,
     Config,
+    IntArray,
     State,
 )
-from unosim.engine.kernel.table import clear_voids, close_draw, draw_one, open_draw, remove_card
+from unosim.engine.kernel.table import clear_voids, close_draw, draw_one, open_draw
+from unosim.engine.kernel.table import effects_on as effects_on  # rules.py's, from here
 
 
 @jit
-def under_top(S: State, k: int, n: int) -> None:
-    """``n`` cards of kind ``k`` into the discard pile, under its top card."""
-    piles, s = S.piles, S.s
-    nd = s[S_NDISC]
-    piles[1, nd - 1 + n] = piles[1, nd - 1]
-    for i in range(n):
-        piles[1, nd - 1 + i] = k
-    s[S_NDISC] = nd + n
+def fill4(pile: IntArray, at: int, k: int) -> None:
+    """``k`` at ``pile[at:at + 4]``, for a run of 0-4 cards whose next run overwrites
+    the extra ones: four stores whatever the count, where a loop of 0-2 cards a kind
+    was a mispredicted branch a kind (most of a knock-out's time)."""
+    u = np.uint64(at)  # unsigned: no negative-index fix-up
+    pile[u] = k
+    pile[u + np.uint64(1)] = k
+    pile[u + np.uint64(2)] = k
+    pile[u + np.uint64(3)] = k
 
-# Section 11's code in the turn flow: ``if effects_on(C) and ...`` compiles away for a
-# table that cannot reach it (classic), leaving the kernel it had before section 11.
-effects_on = flag(EFFECTS)
 
 
 def _no_discard(S: State, C: Config, p: int, k: int) -> None:
@@ -69,25 +71,39 @@ def _no_discard(S: State, C: Config, p: int, k: int) -> None:
 
 @optional(EFFECTS, _no_discard)
 def discard_color(S: State, C: Config, p: int, k: int) -> None:
-    """Discard All: ``p``'s cards of ``k``'s color go under ``k`` (on top of the pile)."""
-    hands = S.hands
+    """Discard All: ``p``'s cards of ``k``'s color go under ``k`` (on top of the pile),
+    in kind order."""
+    s, hand, pile = S.s, S.hands[p], S.piles[1]
     c = C.kc[k]
-    if hands[p, H_SUIT + c] == 0:
+    total = hand[H_SUIT + c]
+    if total == 0:
         return
-    off = S.s[S_NCL]
+    off = s[S_NCL]
+    nd = s[S_NDISC]
+    top = pile[nd - 1]
+    end = nd - 1 + total  # where the top card goes
+    at = nd - 1
     ncol = C.ci[C_NCOL]
     for j in range(c * ncol, (c + 1) * ncol):  # the color's block of kinds
-        n = hands[p, j]
-        if n == 0:
-            continue
-        under_top(S, j, n)
-        for _ in range(n):
-            remove_card(S, C, p, j)
-            if S.s[S_KNOW] != 0:
+        n = hand[j]
+        if n <= 4 and at + 3 <= end:  # four stores, the extra ones overwritten (knock_out)
+            fill4(pile, at, j)
+        else:
+            for i in range(at, at + n):
+                pile[i] = j
+        at += n
+        if s[S_KNOW] != 0:
+            for _ in range(n):
                 known_play(S, C, p, j)
-            if S.s[S_TRACE] != 0:
-                log_card(S, j)
-    emit(S, EV_DISCARD, p, c, 0, off, S.s[S_NCL] - off)
+        hand[j] = 0
+    pile[end] = top
+    s[S_NDISC] = nd + total
+    hand[H_SIZE] -= total
+    hand[H_SUIT + c] = 0
+    if s[S_TRACE] != 0:
+        for i in range(nd - 1, end):
+            log_card(S, pile[i])
+    emit(S, EV_DISCARD, p, c, 0, off, s[S_NCL] - off)
 
 
 @jit
@@ -131,20 +147,27 @@ def over_limit(S: State, C: Config, q: int) -> bool:
 def knock_out(S: State, C: Config, q: int) -> None:
     """The mercy rule: ``q`` is out of the round; their hand goes under the discard
     pile (in kind order, the first kind at the very bottom): the pile moves up once."""
-    hands, seat, piles, s = S.hands, S.seat, S.piles, S.s
-    m = hands[q, H_SIZE]
+    hands, seat, s = S.hands, S.seat, S.s
+    pile, hand = S.piles[1], hands[q]
+    m = hand[H_SIZE]
     nd = s[S_NDISC]
+    # unsigned indices: no negative-index fix-up in the move (2.6 knock-outs a No Mercy round)
     for i in range(nd - 1, -1, -1):
-        piles[1, i + m] = piles[1, i]
-    off = s[S_NCL]
+        pile[np.uint64(i + m)] = pile[np.uint64(i)]
     at = 0
     for j in range(C.ci[C_NK]):
-        for _ in range(hands[q, j]):
-            piles[1, at] = j
-            at += 1
-            if s[S_TRACE] != 0:
-                log_card(S, j)
-        hands[q, j] = 0
+        n = hand[j]
+        if n <= 4 and at + 4 <= m:
+            fill4(pile, at, j)
+        else:  # the last kinds, or many of one kind: exactly the count
+            for i in range(at, at + n):
+                pile[np.uint64(i)] = j
+        at += n
+        hand[j] = 0
+    off = s[S_NCL]
+    if s[S_TRACE] != 0:
+        for i in range(m):
+            log_card(S, pile[i])
     for i in range(H_SIZE, hands.shape[1]):  # the size and the suit counts
         hands[q, i] = 0
     s[S_NDISC] = nd + m

@@ -11,7 +11,14 @@ from __future__ import annotations
 from unosim.engine.kernel.jit import jit
 from unosim.engine.kernel.kinds import colored_kind
 from unosim.engine.kernel.rng import rng_int
-from unosim.engine.kernel.rules import can_play, can_stack, may_answer, wilds_block
+from unosim.engine.kernel.rules import (
+    can_play,
+    can_stack,
+    effects_on,
+    may_answer,
+    value_stackable,
+    wilds_block,
+)
 from unosim.engine.kernel.rulings import jump_card_ok, ruled
 from unosim.engine.kernel.state import (
     A_ACCEPT,
@@ -24,6 +31,7 @@ from unosim.engine.kernel.state import (
     C_NCOL,
     C_NK,
     C_PLAYERS,
+    C_STACK_VALUE,
     C_TURN_RULED,
     C_WBASE,
     H_SUIT,
@@ -40,12 +48,14 @@ from unosim.engine.kernel.state import (
     S_CUR,
     S_DRAWN,
     S_NALIVE,
+    S_PEND_KIND,
     S_PHASE,
     SEAT_ALIVE,
     Config,
     State,
 )
 from unosim.engine.kernel.table import top_card
+from unosim.rules.effects import FX_DRAW_UNTIL, FX_STACK
 from unosim.rules.limits import MAX_KINDS
 
 
@@ -63,12 +73,20 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
     if stack:
         if ruled(C) and C.ci[C_DEFLECT] != 0:
             return uniform_answer(S, C, p)
+        if effects_on(C) and C.fx[S.s[S_PEND_KIND], FX_DRAW_UNTIL] != 0:
+            return -1  # nothing answers a pending draw until color (docs/DECISIONS.md)
+        if effects_on(C) and C.ci[C_STACK_VALUE] != 0 and not ruled(C):
+            k = uniform_by_value(S, C, p)
+            if k != UNDECIDED:
+                return k
+        # the held test first (can_stack's own first test): most draw kinds are not
+        # held, and a call per kind was a tenth of a No Mercy turn
         total = 0
         for i in range(MAX_KINDS):
             k = stk[i]
             if k < 0:
                 break
-            if can_stack(S, C, p, k):
+            if hands[p, k] > 0 and can_stack(S, C, p, k):
                 total += hands[p, k]
         if total == 0:
             return -1
@@ -77,7 +95,7 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
             k = stk[i]
             if k < 0:
                 break
-            if can_stack(S, C, p, k):
+            if hands[p, k] > 0 and can_stack(S, C, p, k):
                 if x < hands[p, k]:
                     return k
                 x -= hands[p, k]
@@ -131,6 +149,33 @@ def uniform_card(S: State, C: Config, p: int, stack: bool) -> int:
         if x < h[k]:
             return k
         x -= h[k]
+    return -1
+
+
+UNDECIDED = -2  # uniform_by_value: a held kind has a legality condition
+
+
+@jit
+def uniform_by_value(S: State, C: Config, p: int) -> int:
+    """`uniform_card`'s stacking choice under value stacking without the rulings: the
+    same card from the same draw, its kinds tested without a branch each (-1: none);
+    ``UNDECIDED`` if a held kind has a legality condition (only `can_stack` can say)."""
+    total, cond = value_stackable(S, C, p)
+    if cond != 0:
+        return UNDECIDED
+    if total == 0:
+        return -1
+    x = rng_int(S.rng, total)
+    hand, stk, fx = S.hands[p], C.stk, C.fx
+    v = fx[S.s[S_PEND_KIND], FX_STACK]
+    for i in range(MAX_KINDS):
+        k = stk[i]
+        if k < 0:
+            break
+        n = hand[k] if fx[k, FX_STACK] >= v else 0
+        if x < n:
+            return k
+        x -= n
     return -1
 
 

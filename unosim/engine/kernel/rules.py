@@ -71,7 +71,7 @@ from unosim.engine.kernel.flip import (
     swap_held,
     turn_over,
 )
-from unosim.engine.kernel.jit import jit, optional
+from unosim.engine.kernel.jit import jit, jit_inline, optional
 from unosim.engine.kernel.known import (
     forget_all_known,
     known_play,
@@ -294,7 +294,7 @@ def can_play(S: State, C: Config, p: int, k: int) -> bool:
     return C.sym[top_card(S)] == C.sym[k]  # a wild's symbol is no colored kind's
 
 
-@jit
+@jit_inline
 def can_stack(S: State, C: Config, p: int, k: int) -> bool:
     """May ``p`` add ``k`` to the pending draw (stacking switches + docs/rules.md §3)?
 
@@ -321,6 +321,27 @@ def can_stack(S: State, C: Config, p: int, k: int) -> bool:
         return ci[C_STACK_D2_D2] != 0
     # the switch first: the condition's hand scan only when it can matter
     return on and (fx[k, FX_COND] == 0 or wd4_ok(S, C, p) or C.pp[p, P_BLUFF] > 0)
+
+
+@jit
+def value_stackable(S: State, C: Config, p: int) -> tuple[int, int]:
+    """Value stacking (``effects_on`` and ``C_STACK_VALUE``) without the rulings: the
+    cards ``p`` holds that stack on the pending draw with no legality condition, and
+    the kinds held of enough value that have one (for which only `can_stack` can say).
+    Summed without a branch a kind: a "held?" test was a coin flip the CPU mispredicted."""
+    hand, stk, fx = S.hands[p], C.stk, C.fx
+    v = fx[S.s[S_PEND_KIND], FX_STACK]
+    sure = 0
+    cond = 0
+    for i in range(MAX_KINDS):
+        k = stk[i]
+        if k < 0:
+            break
+        n = hand[k] if fx[k, FX_STACK] >= v else 0
+        free = fx[k, FX_COND] == 0
+        sure += n if free else 0
+        cond += 0 if free or n == 0 else 1
+    return sure, cond
 
 
 @jit
@@ -377,11 +398,16 @@ def pending_choice(S: State, C: Config, p: int) -> bool:
     if (ci[C_STACK_D2_D2] | ci[C_STACK_D2_WD4] | ci[C_STACK_WD4_D2] | ci[C_STACK_WD4_WD4]
             | ci[C_STACK_VALUE]) == 0:
         return False  # no stacking switch on: nothing can stack (the common table)
+    if effects_on(C) and ci[C_STACK_VALUE] != 0 and not ruled(C):
+        sure, cond = value_stackable(S, C, p)
+        if sure > 0 or cond == 0:
+            return sure > 0
+    hand = S.hands[p]
     for i in range(MAX_KINDS):
         k = stk[i]
         if k < 0:
             break
-        if can_stack(S, C, p, k):
+        if hand[k] > 0 and can_stack(S, C, p, k):  # held first: no call per kind not held
             return True
     return False
 
@@ -419,8 +445,6 @@ def begin_turn(S: State, C: Config, p: int) -> None:
         end_round(S, C, -1)
         return
     st[R_TURNS] += 1
-    if st[R_TURNS] == 1:
-        forget_voids(S, C)  # the policies' memory of who drew on what is per round
     s[S_PHASE] = PH_TURN
     s[S_CUR] = p
     emit(S, EV_TURN, p, color_code(S, s[S_COLOR]), top_code(S), 0, 0)
@@ -825,10 +849,12 @@ def skip_all(S: State, C: Config, p: int) -> None:
 
 @jit
 def swap_hands(S: State, C: Config, a: int, b: int) -> None:
-    hands, tmp = S.hands, S.scratch[0]
-    copy_hand(C, tmp, hands[a])
-    copy_hand(C, hands[a], hands[b])
-    copy_hand(C, hands[b], tmp)
+    ha, hb = S.hands[a], S.hands[b]
+    # in place, one pass over the columns copy_hand copies (not three copies through scratch)
+    for i in range(C.ci[C_NK]):
+        ha[i], hb[i] = hb[i], ha[i]
+    for i in range(H_SIZE, ha.shape[0]):
+        ha[i], hb[i] = hb[i], ha[i]
     swap_held(S, C, a, b)
     clear_voids(S, a)
     clear_voids(S, b)
@@ -839,17 +865,21 @@ def rotate_hands(S: State, C: Config, d: int) -> None:
     """Seven-O 0: seat i's hand goes to seat i + direction (seats in the round)."""
     hands = S.hands
     first = next_alive(S, C, 0, 1) if S.seat[0, SEAT_ALIVE] == 0 else 0
-    carry, tmp = S.scratch[0], S.scratch[1]
-    copy_hand(C, carry, hands[first])
-    q = first
-    for _ in range(S.s[S_NALIVE]):
-        t = next_alive(S, C, q, d)
-        copy_hand(C, tmp, hands[t])
-        copy_hand(C, hands[t], carry)
-        copy_hand(C, carry, tmp)
-        if t != first:  # a two-sided deck's cards: a chain of swaps with the first seat
+    # backwards from the seat before ``first``: each hand moves once (n + 1 copies, not 3n + 1)
+    last = next_alive(S, C, first, -d)
+    carry = S.scratch[0]
+    copy_hand(C, carry, hands[last])
+    q = last
+    for _ in range(S.s[S_NALIVE] - 1):
+        before = next_alive(S, C, q, -d)
+        copy_hand(C, hands[q], hands[before])
+        q = before
+    copy_hand(C, hands[first], carry)
+    if flip_on(S):  # a two-sided deck's cards: a chain of swaps with the first seat
+        t = first
+        for _ in range(S.s[S_NALIVE] - 1):
+            t = next_alive(S, C, t, d)
             swap_held(S, C, first, t)
-        q = t
     known_rotate(S, C, d)
     S.st[R_SWAPS] += 1
     forget_voids(S, C)

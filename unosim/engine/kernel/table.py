@@ -11,11 +11,12 @@ import numpy as np
 
 from unosim.engine.kernel.events import emit, log_card, log_pile
 from unosim.engine.kernel.flip import card_code, face_of, hold
-from unosim.engine.kernel.jit import jit
+from unosim.engine.kernel.jit import flag, jit
 from unosim.engine.kernel.rng import below, xoshiro
 from unosim.engine.kernel.state import (
     C_NK,
     C_PLAYERS,
+    EFFECTS,
     EV_DRAW,
     EV_RESHUFFLE,
     H_SIZE,
@@ -37,6 +38,10 @@ from unosim.engine.kernel.state import (
     State,
 )
 
+# Section 11's code: ``if effects_on(C) and ...`` compiles away for a table that cannot
+# reach it (classic), leaving the kernel it had before section 11 (jit.flag).
+effects_on = flag(EFFECTS)
+
 
 @jit
 def next_alive(S: State, C: Config, p: int, d: int) -> int:
@@ -44,8 +49,19 @@ def next_alive(S: State, C: Config, p: int, d: int) -> int:
     integer division would be the costliest instruction of a turn)."""
     seat = S.seat
     n = C.ci[C_PLAYERS]
-    q = p
-    for _ in range(n):
+    q, tries = p, n
+    if effects_on(C):
+        # the first of the next two seats in the round by a select, not a branch: under
+        # the mercy rule a seat out of the round made the branch a coin flip
+        a = p + d
+        a = a - n if a >= n else (a + n if a < 0 else a)
+        b = a + d
+        b = b - n if b >= n else (b + n if b < 0 else b)
+        q = a if seat[a, SEAT_ALIVE] != 0 else b
+        if seat[q, SEAT_ALIVE] != 0:
+            return q
+        q, tries = b, n - 2  # two seats or more out in a row (or nobody left): on from b
+    for _ in range(tries):
         q += d
         if q >= n:
             q -= n
