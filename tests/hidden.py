@@ -31,3 +31,31 @@ def redeal_hidden(S: L.State, players: int, p: int, gen: np.random.Generator) ->
         S.hands[q, L.H_SUIT:L.H_SUIT + 5] = np.bincount(SUITS, weights=counts, minlength=5)
     S.piles[0, :nd] = pool[at:]
     S.s[L.S_WD4_LEGAL] = gen.integers(2)
+
+
+def hidden_faces(S: L.State, players: int, p: int) -> tuple[list[int], list[int]]:
+    """UNO Flip: the physical cards whose face in play ``p`` cannot see (the other
+    hands, the whole draw pile), and those whose other face it cannot see (its own hand,
+    the discard pile, the draw pile below its top card: docs/rules.md section 11)."""
+    nd, nx = int(S.s[L.S_NDRAW]), int(S.s[L.S_NDISC])
+    draw = [int(v) for v in S.piles[0, :nd]]  # the top card is the last
+    others = [int(v) for q in range(players) if q != p for v in np.flatnonzero(S.hp[q])]
+    own = [int(v) for v in np.flatnonzero(S.hp[p])]
+    return others + draw, own + [int(v) for v in S.piles[1, :nx]] + draw[:-1]
+
+
+def redeal_hidden_faces(S: L.State, C: L.Config, players: int, p: int,
+                        gen: np.random.Generator) -> None:
+    """UNO Flip: deal again every face ``p`` cannot see among the cards whose face it is
+    (`hidden_faces`; every card stays where it is), recount the hands' faces in play,
+    and flip whether a conditioned wild on the table was legal at random."""
+    from unosim.engine.kernel.flip import index_faces, recount
+
+    side = int(S.s[L.S_SIDE])
+    for s, cards in zip((side, 1 - side), hidden_faces(S, players, p), strict=True):
+        idx = np.array(cards, dtype=np.int64)
+        S.fl[s, idx] = gen.permutation(S.fl[s, idx])
+    index_faces(S, C)  # the engine's index of which cards show which face
+    for q in range(players):
+        recount(S, C, q)
+    S.s[L.S_WD4_LEGAL] = gen.integers(2)

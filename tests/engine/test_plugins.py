@@ -228,6 +228,52 @@ def _view(**kw: object) -> PublicView:
     return PublicView(**{**base, **kw})
 
 
+class DarkNamer(Chooser):
+    """Names purple with the dark side's letter, on either side."""
+
+    def color(self, view: PublicView) -> str:
+        self.colors += 1
+        return "U"
+
+
+def test_plugins_play_uno_flip_on_the_faces_in_play() -> None:
+    """Under UNO Flip a plug-in's view and legal actions are faces in play, its colour
+    the side's letter, and it sees the backs of the other hands (docs/plugins.md)."""
+    cc = _cc("flip")
+    rec, dark = Chooser(), DarkNamer()
+    for seed in range(3):
+        play_game(cc, seed, plugins={0: rec, 1: KEEPER, 2: FIRST, 3: dark})
+    sides = set()
+    for view, legal in rec.seen:
+        kinds = view.kinds
+        sides.add(view.side)
+        assert view.color in ("RYGB" if view.side == "light" else "PTOU")
+        faces = (*view.hand, view.top, *view.discard)
+        assert all(kinds.side[kinds.kind(c)] == (view.side == "dark") for c in faces)
+        assert {a for a in legal if a in kinds.tokens} <= set(view.hand)
+        assert view.other_faces[0] == ()
+        assert [len(f) for f in view.other_faces[1:]] == list(view.hand_sizes[1:])
+        assert all(kinds.side[kinds.kind(c)] != (view.side == "dark")
+                   for f in view.other_faces for c in f)
+        assert sum(view.hand_sizes) + view.draw_size + len(view.discard) == 112
+    assert sides == {"light", "dark"}
+    assert rec.colors > 0 and dark.colors > 0
+
+
+def test_example_plugins_run_a_flip_game_from_the_command_line(tmp_path: Path) -> None:
+    """``unosim run configs/flip.yaml`` with the example plug-ins at two seats."""
+    import json
+
+    from cli_helpers import invoke
+
+    res = invoke("run", str(ROOT / "configs/flip.yaml"), "--games", "30", "--jobs", "1", "-q",
+                 "--out", str(tmp_path / "run"), "--set", f"seats=[{KEEPER}, {FIRST}, random, "
+                 "strategic]")
+    assert res.exit_code == 0, res.output
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["games"] == 30 and "ColourKeeper" in json.dumps(summary)
+
+
 def test_first_legal_takes_the_first() -> None:
     p = load_policy(FIRST).policy
     assert p.choose(_view(), ["G5", "G7", "W", "draw"]) == "G5"

@@ -42,8 +42,8 @@ from unosim.engine.kernel import state as L
 from unosim.engine.kernel.batch import Tally, empty_aggregates
 from unosim.engine.kernel.rng import seed_keys
 from unosim.engine.kernel.state import CompiledConfig, IntArray, compile_config
+from unosim.engine.trace import SIDE_COLORS
 from unosim.engine.view import PublicLog, PublicView, public_view
-from unosim.rules.cards import COLORS
 from unosim.rules.config import GameConfig
 from unosim.rules.plugins import (
     PluginSourceError,
@@ -80,7 +80,8 @@ class Policy(Protocol):
     ``draw``, ``pass``, ``accept``, ``challenge``, ``color G``, ``target 2``)
     and returns one of them (a name or an action id). The optional methods
     take over one kind of decision when a class defines them:
-    ``color(view) -> "R"|"Y"|"G"|"B"`` (naming a colour after a wild),
+    ``color(view) -> "R"|"Y"|"G"|"B"`` (naming a colour after a wild; on UNO Flip's
+    dark side ``"P"|"T"|"O"|"U"``, either side's letter naming the same colour),
     ``target(view, candidates) -> seat`` (Seven-O swaps, special wilds) and
     ``challenge(view) -> bool`` (facing a WD4 that may be challenged).
     A decision with a single legal action is taken without asking.
@@ -434,10 +435,10 @@ def _show(x: object) -> str:
 
 
 def _refuse(seat: Seat, r: Round, chosen: object, why: str = "not legal") -> PluginActionError:
-    hand = " ".join(r.hand(seat.seat)) or "-"
+    hand = " ".join(r.face(c) for c in r.hand(seat.seat)) or "-"  # (Flip: faces in play)
     return PluginActionError(
         f"{seat.who} chose {_show(chosen)}, {why}, in phase {r.phase}: "
-        f"top {r.top}, colour {r.color}, hand {hand} "
+        f"top {r.face(r.top)}, colour {r.color}, hand {hand} "
         f"(legal: {', '.join(r.legal_action_names())})")
 
 
@@ -482,7 +483,7 @@ def _action(method: str, chosen: object, r: Round) -> tuple[int | None, str]:
         text = f"color {text}"
     words = text.split()
     if words and words[0].lower() == "color" and (len(words) != 2
-                                                 or words[1].upper() not in COLORS):
+                                                 or words[1].upper() not in SIDE_COLORS):
         return None, "not a colour"
     try:
         return r.parse_action(text), ""

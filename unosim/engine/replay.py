@@ -31,7 +31,7 @@ from unosim.engine.game import _pairs as card_pairs
 from unosim.engine.kernel import state as L
 from unosim.engine.kernel.deal import deal as deal_cards
 from unosim.engine.kernel.deal import reset_state
-from unosim.engine.kernel.flip import index_faces
+from unosim.engine.kernel.flip import index_faces, pick
 from unosim.engine.kernel.scoring import next_dealer, score_round, start_match
 from unosim.engine.kernel.state import CompiledConfig, compile_config
 from unosim.engine.trace import SIDES, face
@@ -225,7 +225,7 @@ class Follower:
 
     def choose_card(self, r: Round, a: int) -> None:
         """UNO Flip: of a seat's cards showing the face ``a``, the engine plays the card
-        just drawn (phase ``drawn``) or the one of lowest number
+        just drawn (phase ``drawn``) or the one held longest
         (`unosim.engine.kernel.flip.pick`), and a replay numbers the physical cards
         otherwise than the game did. So when the seat holds several, the one the trace's
         next play names takes the number the engine will play (the two cards, in one
@@ -245,8 +245,7 @@ class Follower:
             want = _code(r, e["card"])
         except (CardError, IllegalActionError):
             return
-        held = int(S.s[L.S_HELD])
-        played = held if r.phase == "drawn" and held in ids else int(ids[0])
+        played = int(pick(S, r.C, p, a))  # the card the engine will play
         match = ids[fl[0, ids] + MAX_KINDS * (1 + fl[1, ids]) == want]
         if len(match) and want != fl[0, played] + MAX_KINDS * (1 + fl[1, played]):
             v1 = int(match[0])

@@ -7,6 +7,12 @@ or the draw pile's order. `PublicLog` keeps that record per seat by masking
 the trace events (cards the seat cannot see become `HIDDEN`), and
 `public_view` reads the rest from the `Round`.
 
+Under UNO Flip (docs/rules.md section 11) the backs show the other side: a
+seat also sees the other face of every card in the other hands and of the
+draw pile's top card (`PublicView.other_faces`, `PublicView.draw_top_back`),
+but not its own cards' other faces. A masked Flip card keeps the face the
+seat sees and writes ``?`` for the other (`mask_card`).
+
 >>> from unosim.rules.config import load_config
 >>> from unosim.engine.kernel.state import compile_config
 >>> from unosim.engine.game import Round
@@ -29,11 +35,25 @@ import numpy as np
 
 from unosim.engine.game import PHASE_NAMES, Round
 from unosim.engine.kernel import state as L
-from unosim.rules.cards import CLASSIC, COLORS, KindTable
+from unosim.engine.trace import SIDE_COLORS, SIDES
+from unosim.rules.cards import CLASSIC, KindTable
 
-__all__ = ["HIDDEN", "PublicLog", "PublicView", "public_view"]
+__all__ = ["HIDDEN", "PublicLog", "PublicView", "mask_card", "public_view"]
 
 HIDDEN = "?"  # a card the seat cannot see, in the masked events
+
+
+def mask_card(card: str, side: int | None) -> str:
+    """A Flip card ``"light/dark"`` as a seat sees it: only face ``side`` (0 light,
+    1 dark), the other written `HIDDEN`; ``side`` None: the whole card is hidden.
+
+    >>> mask_card("R5/PSE", 1), mask_card("R5/PSE", 0), mask_card("R5/PSE", None)
+    ('?/PSE', 'R5/?', '?')
+    """
+    if side is None:
+        return HIDDEN
+    faces = card.split("/")
+    return "/".join(f if i == side else HIDDEN for i, f in enumerate(faces))
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,14 +63,15 @@ class PublicView:
     seat: int
     phase: str  # turn, drawn, color, pending, target, jump, multi (engine.game.PHASE_NAMES)
     players: int
-    hand: tuple[str, ...]  # own cards, sorted by kind
-    top: str  # top of the discard pile
-    color: str  # active colour: R Y G B
+    hand: tuple[str, ...]  # own cards, sorted by kind (UNO Flip: their faces in play)
+    top: str  # top of the discard pile (UNO Flip: its face in play)
+    color: str  # active colour: R Y G B (UNO Flip's dark side: P T O U)
     direction: int  # +1 or -1
     hand_sizes: tuple[int, ...]  # by seat
     active: tuple[int, ...]  # seats in play (a match's elimination takes seats out)
     pending: int  # cards the player facing a Draw Two / WD4 (or a stack) would draw
-    discard: tuple[str, ...]  # the discard pile, bottom first (cards played since a reshuffle)
+    discard: tuple[str, ...]  # the discard pile, bottom first (cards played since a reshuffle;
+    #   UNO Flip: their faces in play)
     draw_size: int  # cards left in the draw pile
     drawn: str | None  # the card this seat just drew, in phase ``drawn``
     draws: tuple[int, ...]  # cards each seat has drawn this round
@@ -64,6 +85,13 @@ class PublicView:
     # the edition's card kinds: every token above is one of ``kinds.tokens`` (a plug-in's
     # observation layout, `unosim.env.spaces.view_layout`, numbers them by it)
     kinds: KindTable = CLASSIC
+    # UNO Flip (docs/rules.md section 11): the side in play; per seat, the other faces of
+    # its cards, which this seat sees on their backs (sorted by kind; its own: empty); the
+    # other face of the draw pile's top card (None: an empty pile). One-sided editions:
+    # "light", no faces, None.
+    side: str = "light"
+    other_faces: tuple[tuple[str, ...], ...] = ()
+    draw_top_back: str | None = None
 
     @property
     def next_seat(self) -> int:
@@ -79,7 +107,9 @@ class PublicLog:
     that seat follows before the next turn, jump-in or end of the round.
     """
 
-    def __init__(self, seat: int) -> None:
+    def __init__(self, seat: int, players: int = 0) -> None:
+        """``players``: the table's seats, for a record that starts without a ``deal``
+        event (a position built by hand); a deal sets it."""
         self.seat = seat
         self.events: list[dict[str, Any]] = []
         self.draws: list[int] = []
@@ -88,6 +118,17 @@ class PublicLog:
         self._color: str | None = None
         self._drawing: int | None = None  # seat that drew on its turn and has not played
         self.last_own_draw: list[str] = []
+        if players:
+            self._start_round(players)
+        self._side = 0  # UNO Flip: the side in play, from the ``flip_all`` events
+
+    def _held(self, cards: list[str], holder: int) -> list[str]:
+        """The cards of ``holder``'s hand as this seat sees them: its own in full (one-sided)
+        or their faces in play (Flip); another's hidden, or their other faces (Flip)."""
+        flip = any("/" in c for c in cards)
+        if holder == self.seat:
+            return [mask_card(c, self._side) for c in cards] if flip else cards
+        return [mask_card(c, 1 - self._side if flip else None) for c in cards]
 
     def _start_round(self, players: int) -> None:
         self.draws = [0] * players
@@ -106,8 +147,11 @@ class PublicLog:
             self._drawing = None
         if k == "deal":
             self._start_round(e["players"])
-            hands = [h if p == self.seat else [HIDDEN] * len(h) for p, h in enumerate(e["hands"])]
+            self._side = 0  # every round starts on the light side
+            hands = [self._held(h, p) for p, h in enumerate(e["hands"])]
             return {**e, "hands": hands, "draw": [HIDDEN] * len(e["draw"])}
+        if k == "flip_all":
+            self._side = SIDES.index(e["side"])
         if k == "turn":
             self._color = e["color"]
         elif k == "play":
@@ -119,10 +163,11 @@ class PublicLog:
             if e["cause"] == "turn":
                 self._drawing = p
                 self.last_draw_color[p] = self._color
+            cards = self._held(list(e["cards"]), p)
             if p == self.seat:
-                self.last_own_draw = list(e["cards"])
-            else:
-                return {**e, "cards": [HIDDEN] * len(e["cards"])}
+                self.last_own_draw = cards
+            if cards != e["cards"]:
+                return {**e, "cards": cards}
         elif k in ("reshuffle", "return"):
             return {**e, "draw": [HIDDEN] * len(e["draw"])}
         return e
@@ -134,7 +179,8 @@ def public_view(r: Round, log: PublicLog) -> PublicView:
     Read from the façade (colour, direction, pending draw, seats in play,
     scores) and, for speed, from the state arrays' public parts only: the
     seat's own count row, every hand's size, the draw pile's size and the
-    discard pile. Other hands' cards and the draw pile's order are never read.
+    discard pile. Other hands' cards and the draw pile's order are never read;
+    under UNO Flip only the faces the seat sees are (`_flip_faces`).
     """
     S = r.S
     s, hands = S.s, S.hands
@@ -142,19 +188,22 @@ def public_view(r: Round, log: PublicLog) -> PublicView:
     seat = log.seat
     tokens, nk = r.kinds.tokens, r.kinds.nk
     kinds = np.arange(nk)
+    side = SIDES.index(r.side)
     hand = tuple(tokens[k] for k in np.repeat(kinds, hands[seat, :nk]))
-    discard = tuple(tokens[k] for k in S.piles[1, : int(s[L.S_NDISC])])
+    piled = S.piles[1, : int(s[L.S_NDISC])]
+    discard = tuple(tokens[k] for k in (S.fl[side, piled] if r.two_sided else piled))
     phase = PHASE_NAMES[int(s[L.S_PHASE])]
     drawn = None
     if phase == "drawn" and int(s[L.S_CUR]) == seat and log.last_own_draw:
-        drawn = log.last_own_draw[-1]
+        drawn = log.last_own_draw[-1].split("/")[side]  # (a Flip card: its face in play)
+    other_faces, draw_top_back = _flip_faces(r, seat, n) if r.two_sided else ((), None)
     return PublicView(
         seat=seat,
         phase=phase,
         players=n,
         hand=hand,
         top=discard[-1],
-        color=COLORS[int(s[L.S_COLOR])],
+        color=SIDE_COLORS[int(s[L.S_COLOR]) + L.NCOLORS * side],
         direction=int(s[L.S_DIR]),
         hand_sizes=tuple(int(x) for x in hands[:n, L.H_SIZE]),
         active=tuple(int(q) for q in np.flatnonzero(S.seat[:n, L.SEAT_ALIVE])),
@@ -171,4 +220,20 @@ def public_view(r: Round, log: PublicLog) -> PublicView:
         round_index=r.round_index,
         events=tuple(log.events),
         kinds=r.kinds,
+        side=r.side,
+        other_faces=other_faces,
+        draw_top_back=draw_top_back,
     )
+
+
+def _flip_faces(r: Round, seat: int, n: int) -> tuple[tuple[tuple[str, ...], ...], str | None]:
+    """What the backs show ``seat`` under UNO Flip: per seat, the other faces of its
+    cards (sorted by kind; its own: none), and the other face of the draw pile's top
+    card. Reads the face table only at those cards' other side."""
+    S, tokens = r.S, r.kinds.tokens
+    back = S.fl[1 - SIDES.index(r.side)]
+    other = tuple(() if q == seat else
+                  tuple(tokens[k] for k in np.sort(back[np.flatnonzero(S.hp[q])]))
+                  for q in range(n))
+    nd = int(S.s[L.S_NDRAW])
+    return other, (tokens[int(back[S.piles[0, nd - 1]])] if nd else None)

@@ -20,7 +20,11 @@ The observation is one float32 vector of what seat ``seat`` could see, laid
 out as the sections of `Layout` (sizes from the config: players ``n`` and the
 edition's kind table ``K``). It is filled by one compiled function,
 `fill`, from the state's public parts and the seat's own rows; `encode_view`
-fills it from a plug-in's `PublicView` through the same function.
+fills it from a plug-in's `PublicView` through the same function. A UNO Flip
+config's layout has three more sections (`FLIP_SECTIONS`: the side in play,
+the backs of the other hands, the back of the draw pile's top card), written
+by `fill_faces`; for every other edition they are empty and the layout is
+the one it always was.
 
 >>> from unosim.rules.config import load_config
 >>> from unosim.engine.kernel.state import compile_config
@@ -37,14 +41,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 from unosim.engine.kernel import state as L
-from unosim.engine.kernel.jit import jit
+from unosim.engine.kernel.flip import face_of, flip_on
+from unosim.engine.kernel.jit import jit, optional
 from unosim.engine.kernel.rules import is_legal
-from unosim.engine.kernel.state import KernelArrays
+from unosim.engine.kernel.state import FLIP, KernelArrays
+from unosim.engine.trace import SIDE_COLORS, SIDES
 from unosim.engine.view import PublicView
-from unosim.rules.cards import CLASSIC, COLORS, KindTable
+from unosim.rules.cards import CLASSIC, KindTable
 
-__all__ = ["N_ACTIONS", "N_PHASES", "SECTIONS", "Layout", "encode", "encode_view", "fill",
-           "layout", "layout_of", "legal_mask", "view_layout"]
+__all__ = ["FLIP_SECTIONS", "N_ACTIONS", "N_PHASES", "SECTIONS", "Layout", "encode",
+           "encode_view", "fill", "fill_faces", "layout", "layout_of", "legal_mask",
+           "view_layout"]
 
 N_ACTIONS = L.NA  # one Discrete(N_ACTIONS) for every decision (the kernel's action ids)
 N_PHASES = 7  # PH_DONE .. PH_JUMP
@@ -71,8 +78,14 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("discard", "K: cards of each kind in the discard pile (played since the last reshuffle)"),
     ("known", "n*K: cards of each kind this seat knows each seat holds (engine.known)"),
     ("scores", "n: match scores (zeros in round mode)"),
+    # UNO Flip only (docs/rules.md section 11, what a seat sees); empty for other editions
+    ("side", "1: 1 on the dark side, 0 on the light side"),
+    ("backs", "n*K: the other faces of each other seat's cards, by kind (own row: zeros)"),
+    ("draw_back", "K: one-hot, the other face of the draw pile's top card (zeros: empty pile)"),
 )
 _ORDER = tuple(name for name, _ in SECTIONS)
+FLIP_SECTIONS = ("side", "backs", "draw_back")  # sized only in a two-sided edition's layout
+_BY_SEAT = ("known", "backs")  # sections of n rows of K
 
 
 @dataclass(frozen=True)
@@ -103,10 +116,11 @@ class Layout:
         return np.array([self.offset(s) for s in _ORDER], np.int64)
 
     def section(self, obs: NDArray[np.float32], name: str) -> NDArray[np.float32]:
-        """The slice of ``obs`` that holds section ``name`` (``known``: n rows of K)."""
+        """The slice of ``obs`` that holds section ``name`` (``known``, ``backs``: n rows
+        of K)."""
         o = self.offset(name)
         part = obs[..., o: o + self.sizes[name]]
-        if name == "known":
+        if name in _BY_SEAT and self.sizes[name]:
             return part.reshape(*obs.shape[:-1], self.players, self.kinds)
         return part
 
@@ -126,12 +140,21 @@ def view_layout(view: PublicView) -> Layout:
 
 def layout_of(n: int, k: int, table: KindTable = CLASSIC) -> Layout:
     """The layout for ``n`` players and ``k`` card kinds whose tokens ``table`` gives (a
-    plug-in: `view_layout`; classic's table by default, for a network trained on it)."""
+    plug-in: `view_layout`; classic's table by default, for a network trained on it).
+    A two-sided table (UNO Flip) sizes `FLIP_SECTIONS` too.
+
+    >>> from unosim.rules.cards import KindTable
+    >>> flip = layout_of(2, 6, KindTable(("1",), ("W",), ("1",), ("WK",)))
+    >>> flip.sizes["side"], flip.sizes["backs"], flip.sizes["draw_back"], layout_of(2, 6).sizes["backs"]
+    (1, 12, 6, 0)
+    """
     per = {"K": k, "n": n, "n*K": n * k}
     sizes = {}
     for name, text in SECTIONS:
         head = text.split(":")[0]
         sizes[name] = per[head] if head in per else int(head)
+        if name in FLIP_SECTIONS and not table.two_sided:
+            sizes[name] = 0
     return Layout(n, k, sizes, table)
 
 
@@ -172,10 +195,52 @@ def fill(out: NDArray[np.float32], off: NDArray[np.int64], n: int, seat: int,
         out[off[12] + discard[i]] += 1.0
 
 
+def fill_faces(out: NDArray[np.float32], off: NDArray[np.int64], side: int,
+               backs: NDArray[np.int64], draw_back: int) -> None:
+    """Write UNO Flip's sections (`FLIP_SECTIONS`, at ``off[15:]``) into ``out`` from a
+    view: the side in play, the ``backs`` counts (n rows of K: the other faces of each
+    other seat's cards) and the draw pile's top back (< 0: none). The environments'
+    compiled twin is `encode_faces`; a test holds the two equal."""
+    out[off[15]] = side
+    out[off[16]: off[16] + backs.size] = backs.ravel()
+    if draw_back >= 0:
+        out[off[17] + draw_back] = 1.0
+
+
+def _no_faces(S: L.State, C: L.Config, seat: int, off: NDArray[np.int64],
+              out: NDArray[np.float32]) -> None:
+    return None
+
+
+@optional(FLIP, _no_faces)
+def encode_faces(S: L.State, C: L.Config, seat: int, off: NDArray[np.int64],
+                 out: NDArray[np.float32]) -> None:
+    """UNO Flip: the discard pile's faces in play (its values are physical cards), and
+    what the backs show ``seat`` (`fill_faces`' sections), read from the face table at
+    the other side only for the other hands' cards and the draw pile's top card.
+    Written straight into ``out``: the vector env's step allocates nothing."""
+    s, fl, hp, piles = S.s, S.fl, S.hp, S.piles
+    n, K = C.ci[L.C_PLAYERS], C.ci[L.C_NK]
+    side = s[L.S_SIDE]
+    back = 1 - side
+    for i in range(s[L.S_NDISC]):
+        out[off[12] + fl[side, piles[1, i]]] += 1.0
+    out[off[15]] = side
+    for q in range(n):
+        if q != seat:
+            for v in range(C.ci[L.C_DECK_SIZE]):
+                if hp[q, v] != 0:
+                    out[off[16] + q * K + fl[back, v]] += 1.0
+    nd = s[L.S_NDRAW]
+    if nd > 0:
+        out[off[17] + fl[back, piles[0, nd - 1]]] = 1.0
+
+
 @jit
 def encode(S: L.State, C: L.Config, seat: int, off: NDArray[np.int64],
            out: NDArray[np.float32]) -> None:
-    """Seat ``seat``'s observation of state ``S``: `fill` from the parts it may see."""
+    """Seat ``seat``'s observation of state ``S``: `fill` from the parts it may see
+    (and, for UNO Flip, `encode_faces`: then the discard pile is counted there)."""
     s = S.s
     n = C.ci[L.C_PLAYERS]
     K = C.ci[L.C_NK]
@@ -183,9 +248,11 @@ def encode(S: L.State, C: L.Config, seat: int, off: NDArray[np.int64],
     cur = s[L.S_CUR] if ph != L.PH_DONE else -1
     drawn = s[L.S_DRAWN] if ph == L.PH_DRAWN and cur == seat else -1
     nd = s[L.S_NDISC]
-    fill(out, off, n, seat, S.hands[seat, :K], S.piles[1, nd - 1], s[L.S_COLOR], s[L.S_DIR],
-         ph, cur, S.hands[:n, L.H_SIZE], S.seat[:n, L.SEAT_ALIVE], s[L.S_PEND], drawn,
-         s[L.S_NDRAW], S.piles[1, :nd], S.known[seat, :n, :K], S.seat[:n, L.SEAT_SCORE])
+    fill(out, off, n, seat, S.hands[seat, :K], face_of(S, S.piles[1, nd - 1]), s[L.S_COLOR],
+         s[L.S_DIR], ph, cur, S.hands[:n, L.H_SIZE], S.seat[:n, L.SEAT_ALIVE], s[L.S_PEND],
+         drawn, s[L.S_NDRAW], S.piles[1, : 0 if flip_on(S) else nd], S.known[seat, :n, :K],
+         S.seat[:n, L.SEAT_SCORE])
+    encode_faces(S, C, seat, off, out)
 
 
 @jit
@@ -226,8 +293,16 @@ def encode_view(view: PublicView, lay: Layout | None = None,
     alive[list(view.active)] = 1
     drawn = kind(view.drawn) if view.drawn is not None else -1
     discard = np.array([kind(t) for t in view.discard], np.int64)
-    fill(obs, lay.offsets, n, view.seat, hand, kind(view.top), COLORS.index(view.color),
+    off = lay.offsets
+    fill(obs, off, n, view.seat, hand, kind(view.top), SIDE_COLORS.index(view.color) % L.NCOLORS,
          view.direction, _PHASE_CODE[view.phase], view.seat, np.array(view.hand_sizes, np.int64),
          alive, view.pending, drawn, view.draw_size, discard, known,
          np.array(view.scores, np.int64))
+    if lay.sizes["side"]:
+        backs = np.zeros((n, K), np.int64)
+        for q, faces in enumerate(view.other_faces):
+            for t in faces:
+                backs[q, kind(t)] += 1
+        back = kind(view.draw_top_back) if view.draw_top_back is not None else -1
+        fill_faces(obs, off, SIDES.index(view.side), backs, back)
     return obs

@@ -39,8 +39,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyspiel
 
-from unosim.engine.game import action_name
+from unosim.engine.game import Round, action_name
 from unosim.engine.kernel import state as L
+from unosim.engine.trace import SIDES
 from unosim.env.table import Record, Table, load
 from unosim.rules.limits import MAX_PLAYERS
 
@@ -205,7 +206,8 @@ class UnoState(pyspiel.State):
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
             return f"deal {action}"
-        return action_name(int(action), self.table.cc.kinds)
+        side = SIDES.index(self.table.round.side) if self.dealt else 0  # colours' letters
+        return action_name(int(action), self.table.cc.kinds, side)
 
     def is_terminal(self) -> bool:
         return self.dealt and self.table.done
@@ -243,9 +245,29 @@ class UnoObserver:
         r = state.table.round
         sizes = ",".join(str(len(h)) for h in r.hands)
         known = " ".join(" ".join(k) for k in r.known(player) if k) or "-"
-        return (f"p{player} hand {' '.join(r.hand(player)) or '-'} top {r.top} colour {r.color} "
+        hand, top, faces = _flip_sight(r, player) if r.two_sided else (r.hand(player), r.top, "")
+        return (f"p{player} hand {' '.join(hand) or '-'} top {top} colour {r.color} "
                 f"direction {r.direction} phase {r.phase} to play {state.table.current} "
-                f"sizes {sizes} pending {r.pending} known {known} scores {r.scores}")
+                f"sizes {sizes} pending {r.pending} known {known} scores {r.scores}{faces}")
+
+
+def _flip_sight(r: Round, player: int) -> tuple[list[str], str, str]:
+    """UNO Flip: ``player``'s own faces in play, the top card's face in play, and what
+    the backs show it (docs/rules.md section 11): the side, each other hand's other
+    faces, the draw pile's top back. Sorted by kind: a hand's card order would tell
+    the faces it hides."""
+    kind, back = r.kinds.kind, 1 - SIDES.index(r.side)
+
+    def sort(cards: list[str]) -> list[str]:
+        return sorted(cards, key=kind)
+
+    hand = sort([r.face(c) for c in r.hand(player)])
+    backs = " | ".join("-" if q == player else " ".join(sort([c.split("/")[back]
+                                                             for c in r.hand(q)])) or "-"
+                       for q in range(r.players))
+    pile = r.draw_pile
+    top_back = pile[0].split("/")[back] if pile else "-"
+    return hand, r.face(r.top), f" side {r.side} backs {backs} draw back {top_back}"
 
 
 pyspiel.register_game(GAME_TYPE, UnoGame)

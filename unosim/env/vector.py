@@ -50,6 +50,7 @@ from unosim.engine.kernel.state import (
     compile_config,
     config_features,
     config_tuple,
+    face_copies,
     pile_size,
     state_dtype,
 )
@@ -67,7 +68,8 @@ def table_dtype(cc: L.KernelArrays) -> np.dtype:
     """The kernel's state record for one table, without the search player's work space
     when no seat searches (its tree is most of the record: 1024 tables would need
     half a gigabyte)."""
-    full = state_dtype(pile_size(cc), trace=False)
+    full = state_dtype(pile_size(cc), trace=False, flip=bool(cc.ci[L.C_FLIP]),
+                       copies=face_copies(cc))
     if ISMCTS in config_features(cc):
         return full
     fields = []

@@ -36,6 +36,7 @@ from unosim.engine.kernel.state import (
     S_PID,
     S_ROUND,
     S_SIDE,
+    S_TICK,
     Config,
     State,
 )
@@ -86,6 +87,8 @@ def hold(S: State, q: int, v: int) -> None:
     S.hp[q, v] = 1
     S.fo[v] = q
     S.s[S_HELD] = v
+    S.ft[v] = S.s[S_TICK]
+    S.s[S_TICK] += 1
 
 
 def _as_kind(S: State, C: Config, q: int, k: int) -> int:
@@ -96,17 +99,21 @@ def _as_kind(S: State, C: Config, q: int, k: int) -> int:
 def pick(S: State, C: Config, q: int, k: int) -> int:
     """Which of ``q``'s cards showing ``k`` a play of ``k`` takes: the card just drawn
     when it shows ``k`` in phase ``drawn`` (the rules let only that card be played), else
-    the lowest card id (a seat sees only the faces in play of its own cards)."""
-    side, fl, hp = S.s[S_SIDE], S.fl, S.hp
+    the one that came into the hand first. A seat sees only the faces in play of its
+    own cards, so it cannot choose by their backs; the order cards arrive in is the
+    deck's shuffle, which says nothing of their backs (the lowest card id would: ids
+    follow the light faces, docs/DECISIONS.md)."""
+    side, fl, hp, ft = S.s[S_SIDE], S.fl, S.hp, S.ft
     v = S.s[S_HELD]
     if S.s[S_PHASE] == PH_DRAWN and hp[q, v] != 0 and fl[side, v] == k:
         return v
     fk = S.fk[side, k]
-    for j in range(S.fkn[side, k]):  # the cards showing k, in card order (`index_faces`)
+    best = -1
+    for j in range(S.fkn[side, k]):  # the cards showing k (`index_faces`)
         v = fk[j]
-        if hp[q, v] != 0:
-            return v
-    return -1
+        if hp[q, v] != 0 and (best < 0 or ft[v] < ft[best]):
+            best = v
+    return best
 
 
 def _no_index(S: State, C: Config) -> None:
@@ -170,6 +177,8 @@ def physical_deck(S: State, C: Config) -> None:
     the faces paired: light faces in kind order, the dark ones shuffled onto them."""
     s, fl, hp, n = S.s, S.fl, S.hp, C.ci[C_DECK_SIZE]
     s[S_SIDE] = 0
+    if s[S_ROUND] == 0:
+        s[S_TICK] = 0
     fo = S.fo
     for v in range(n):  # the cards still held from the last round (`hold` keeps fo with hp)
         q = fo[v]

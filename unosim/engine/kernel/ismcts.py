@@ -280,8 +280,18 @@ def determinize_faces(S: State, C: Config, me: int) -> None:
 
 @jit
 def shuffle_faces(S: State, side: int, m: int) -> None:
-    """Fisher-Yates over the ``side`` faces of the cards ``S.x_pool[:m]``."""
-    fl, pool = S.fl, S.x_pool
+    """Fisher-Yates over the ``side`` faces of the cards ``S.x_pool[:m]``, from the faces
+    in kind order: where the hidden faces really were never shows in the sample."""
+    fl, pool, count = S.fl, S.x_pool, S.scratch[1]  # a counting sort's room (NH >= kinds)
+    for k in range(count.shape[0]):
+        count[k] = 0
+    for i in range(m):
+        count[fl[side, pool[i]]] += 1
+    i = 0
+    for k in range(count.shape[0]):
+        for _ in range(count[k]):
+            fl[side, pool[i]] = k
+            i += 1
     for i in range(m - 1, 0, -1):
         j = rng_int(S.rng, i + 1)
         a, b = pool[i], pool[j]
@@ -300,6 +310,7 @@ def save_faces(S: State) -> None:
     copy2(S.x_fl, S.fl)
     copy2(S.x_hp, S.hp)
     copy1(S.x_fo, S.fo, S.fo.shape[0])
+    copy1(S.x_ft, S.ft, S.ft.shape[0])
 
 
 def _no_restore(S: State, C: Config) -> None:
@@ -311,6 +322,7 @@ def restore_faces(S: State, C: Config) -> None:
     copy2(S.fl, S.x_fl)
     copy2(S.hp, S.x_hp)
     copy1(S.fo, S.x_fo, S.fo.shape[0])
+    copy1(S.ft, S.x_ft, S.ft.shape[0])
     index_faces(S, C)
 
 

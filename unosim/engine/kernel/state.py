@@ -381,7 +381,8 @@ S_DRAW_COLOR = 34  # open draw event: 1 + the color a draw until color waits for
 S_SIDE = 35  # UNO Flip: the side in play (0 light, 1 dark)
 S_PID = 36  # UNO Flip: the physical card the last play took from its hand
 S_HELD = 37  # UNO Flip: the physical card a hand took last (a turn's drawn card)
-NS = 38
+S_TICK = 38  # UNO Flip: cards taken into hands so far this game (their arrival order)
+NS = 39
 
 # --- per seat: int64 matrix seat[q, SEAT_*] ---------------------------------------
 SEAT_ALIVE, SEAT_SILENCED, SEAT_SCORE = 0, 1, 2
@@ -460,9 +461,11 @@ class State(Protocol):
     #                 kind on each side, in card order (fkn of them): `flip.index_faces`
     fkn: IntArray  # [2, MAX_KINDS]
     fo: IntArray  # UNO Flip states only: [pile] the seat holding each card, -1 in a pile
+    ft: IntArray  # UNO Flip states only: [pile] when each card came into its hand (S_TICK)
     x_fl: IntArray  # UNO Flip states only: the search's saved face table and held cards
     x_hp: NDArray[np.int8]
     x_fo: IntArray
+    x_ft: IntArray
     known: NDArray[np.int16]  # [MAX_PLAYERS, MAX_PLAYERS, MAX_KINDS] cards of each kind seat o knows seat q
     #                 holds, kept while S_KNOW is on (unosim.engine.kernel.known)
     # work space of unosim.engine.kernel.ismcts: the real position saved while it searches, the
@@ -552,9 +555,9 @@ def state_dtype(pile: int, trace: bool = False, flip: bool = False, copies: int 
     buffers = [("ev", np.int64, (EV_ROWS, EV_W)), ("cl", np.int64, (CL_SIZE,))] if trace else []
     faces = [("fl", np.int64, (2, pile)), ("hp", np.int8, (MAX_PLAYERS, pile)),
              ("fk", np.int16, (2, MAX_KINDS, max(copies, 1))), ("fkn", np.int64, (2, MAX_KINDS)),
-             ("fo", np.int64, (pile,)),
+             ("fo", np.int64, (pile,)), ("ft", np.int64, (pile,)),
              ("x_fl", np.int64, (2, pile)), ("x_hp", np.int8, (MAX_PLAYERS, pile)),
-             ("x_fo", np.int64, (pile,))] if flip else []
+             ("x_fo", np.int64, (pile,)), ("x_ft", np.int64, (pile,))] if flip else []
     feats = ({TRACE} if trace else set()) | ({FLIP} if flip else set())
     return np.dtype([*_markers(feats), ("s", np.int64, (NS,)), ("hands", np.int64, (MAX_PLAYERS, NH)),
                      ("piles", np.int64, (2, pile)), ("seat", np.int64, (MAX_PLAYERS, NSEAT)),
@@ -659,6 +662,11 @@ def wild_order(fx: IntArray, wild_base: int) -> list[int]:
     return [k for k in wilds if fx[k, FX_COND] == 0] + [k for k in wilds if fx[k, FX_COND] != 0]
 
 
+def face_copies(cc: KernelArrays) -> int:
+    """A two-sided deck's most cards showing one kind (its face index's room), else 0."""
+    return int(cc.deck_counts.max()) if cc.ci[C_FLIP] else 0
+
+
 def pile_size(cc: KernelArrays) -> int:
     """Room for every card of the config's deck (standard decks share one size)."""
     return max(PILE_MIN, int(cc.ci[C_DECK_SIZE]) + 1)
@@ -705,7 +713,7 @@ def alloc_state(cc: KernelArrays, trace: bool) -> State:
     """A fresh state record; ``trace`` makes the kernel write events (and compiles
     the trace writer into the code that runs on it)."""
     flip = bool(cc.ci[C_FLIP])
-    rec = _record(state_dtype(pile_size(cc), trace, flip, int(cc.deck_counts.max()) if flip else 0))
+    rec = _record(state_dtype(pile_size(cc), trace, flip, face_copies(cc)))
     rec.s[S_TRACE] = 1 if trace else 0
     rec.seat[:, SEAT_ALIVE] = 1
     if flip:
