@@ -16,7 +16,10 @@ Measured, in this order:
    simulates one game;
 2. cached start: a child process (warm cache) importing and simulating one game;
 3. kernel rounds/s on one core (``simulate`` in this process, after warm-up,
-   at least ``--seconds`` of work) for configs/classic.yaml and configs/chaos.yaml;
+   at least ``--seconds`` of work) for configs/classic.yaml and configs/chaos.yaml,
+   and classic under each shipped edition (Flip and No Mercy included) in rounds/s
+   and turns/s per CPU-second, its cost per turn against classic's
+   (``--only editions`` measures these alone);
 4. ``unosim run configs/classic.yaml --games 1000000`` end to end with
    ``--jobs 1`` and ``--jobs 2``: wall time, parallel speed-up, and the
    runner's overhead against the kernel (throughput inside the run, i.e.
@@ -397,6 +400,30 @@ def _row(label: str, value: str, target: str = "") -> str:
     return f"{label:<52} {value:>16}  {target}"
 
 
+def edition_figures(seconds: float, say: Any) -> dict[str, Any]:
+    """Kernel throughput of configs/classic.yaml under each shipped edition (classic's
+    rows are the baseline of the cost per turn), 4 players, every seat random."""
+    from unosim.rules.editions import list_editions
+
+    res: dict[str, Any] = {}
+    for edition in list_editions():
+        say(f"kernel throughput, edition {edition}...")
+        res[f"kernel_edition_{edition}"] = kernel_rate(CLASSIC, seconds, [f"edition={edition}"])
+    return res
+
+
+def edition_lines(res: dict[str, Any]) -> list[str]:
+    """Table rows of `edition_figures`: rounds/s and turns/s per CPU-second, and each
+    edition's cost per turn against classic's."""
+    base = res["kernel_edition_classic"]["turns_per_cpu_s"]
+    return [_row(f"kernel, edition {e} 4p random, per CPU-s: rounds/s, turns/s (cost per "
+                 "turn vs classic)",
+                 f"{r['rounds_per_cpu_s']:,.0f}, {r['turns_per_cpu_s']:,.0f} "
+                 f"({base / r['turns_per_cpu_s']:.2f}x)", "<= 2x")
+            for e, r in ((k.removeprefix("kernel_edition_"), v) for k, v in res.items()
+                         if k.startswith("kernel_edition_"))]
+
+
 def startup_figures(which: list[str], say: Any) -> dict[str, Any]:
     """The first-run, cached-start and suite figures named in ``which``."""
     res: dict[str, Any] = {}
@@ -452,9 +479,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, default=Path("reports") / "bench.json",
                     help="where to write the figures (default reports/bench.json)")
     ap.add_argument("--only", type=lambda v: v.split(","), default=None,
-                    metavar="first-run,cached,suite,env",
+                    metavar="first-run,cached,suite,env,editions",
                     help="measure only these (comma-separated) and print them; "
-                         "first-run takes minutes of CPU per table")
+                         "first-run takes minutes of CPU per table; editions: the kernel "
+                         "under each shipped edition against classic")
     args = ap.parse_args(argv)
     seconds = max(2.0, args.seconds)
 
@@ -466,14 +494,18 @@ def main(argv: list[str] | None = None) -> int:
                     "platform": platform.platform(), "loadavg_start": os.getloadavg()},
     }
     if args.only is not None:
-        unknown = set(args.only) - {"first-run", "cached", "suite", "env"}
+        unknown = set(args.only) - {"first-run", "cached", "suite", "env", "editions"}
         if unknown:
             ap.error(f"--only: unknown measurement {', '.join(sorted(unknown))}")
-        res |= startup_figures([w for w in args.only if w != "env"], say)
+        res |= startup_figures([w for w in args.only if w not in ("env", "editions")], say)
+        if "editions" in args.only:
+            res |= edition_figures(seconds, say)
         if "env" in args.only:
             res["env"] = env_speed(seconds)
         res["machine"]["loadavg_end"] = os.getloadavg()
-        print("\n".join([*startup_lines(res), *(env_lines(res["env"]) if "env" in res else [])]))
+        print("\n".join([*startup_lines(res),
+                         *(edition_lines(res) if "editions" in args.only else []),
+                         *(env_lines(res["env"]) if "env" in res else [])]))
         la, lb = res["machine"]["loadavg_start"], res["machine"]["loadavg_end"]
         print(_row("load average at start / end (1 min)", f"{la[0]:.2f} / {lb[0]:.2f}"))
         return 0
@@ -481,14 +513,10 @@ def main(argv: list[str] | None = None) -> int:
                            else ["cached", "suite"], say)
     say("cached start...")
     res["cached_start"] = cached_start()
-    from unosim.rules.editions import list_editions
-
     say("kernel throughput...")
     res["kernel_classic"] = kernel_rate(CLASSIC, seconds)
     res["kernel_chaos"] = kernel_rate(CHAOS, seconds)
-    for edition in list_editions():
-        say(f"kernel throughput, edition {edition}...")
-        res[f"kernel_edition_{edition}"] = kernel_rate(CLASSIC, seconds, [f"edition={edition}"])
+    res |= edition_figures(seconds, say)
     for policy in ("strategic", "defender"):
         say(f"kernel throughput, every seat {policy}...")
         res[f"kernel_classic_{policy}"] = kernel_rate(CLASSIC, seconds, [f"policy={policy}"])
@@ -540,12 +568,7 @@ def main(argv: list[str] | None = None) -> int:
         _row("kernel, classic 4p, 1 core", f"{k:,.0f} rounds/s", ">= 200,000"),
         _row("kernel, classic 4p, per CPU-second", f"{kc:,.0f} rounds/s"),
         _row("kernel, chaos 4p, 1 core", f"{res['kernel_chaos']['rounds_per_s']:,.0f} rounds/s"),
-        *[_row(f"kernel, edition {e} 4p random, per CPU-s: rounds/s, turns/s (cost per turn vs classic)",
-               f"{r['rounds_per_cpu_s']:,.0f}, {r['turns_per_cpu_s']:,.0f} "
-               f"({res['kernel_edition_classic']['turns_per_cpu_s'] / r['turns_per_cpu_s']:.2f}x)",
-               "<= 2x")
-          for e, r in ((k.removeprefix("kernel_edition_"), v) for k, v in res.items()
-                       if k.startswith("kernel_edition_"))],
+        *edition_lines(res),
         *[_row(f"kernel, classic 4p, every seat {p} (per CPU-s; slowdown vs random)",
                f"{res[f'kernel_classic_{p}']['rounds_per_cpu_s']:,.0f} rounds/s; "
                f"{kc / res[f'kernel_classic_{p}']['rounds_per_cpu_s']:.2f}x", "<= 2x")

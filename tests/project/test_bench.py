@@ -61,3 +61,18 @@ def test_suite_time_is_read_back_and_reported(bench: ModuleType, tmp_path: Path)
 def test_only_rejects_an_unknown_measurement(bench: ModuleType) -> None:
     with pytest.raises(SystemExit):
         bench.main(["--only", "cached,nonsense"])
+
+
+def test_the_edition_rows_give_each_editions_cost_per_turn_against_classic(
+        bench: ModuleType) -> None:
+    """`--only editions` prints one row an edition, Flip's among them, with its cost per
+    turn as classic's turns per CPU-second over its own."""
+    rate = {"rounds_per_cpu_s": 1000.0}
+    res = {"kernel_edition_classic": rate | {"turns_per_cpu_s": 50_000.0},
+           "kernel_edition_flip": rate | {"turns_per_cpu_s": 20_000.0}}
+    lines = bench.edition_lines(res)
+    assert len(lines) == 2 and "edition flip" in lines[1] and "(2.50x)" in lines[1]
+    assert "(1.00x)" in lines[0] and lines[1].rstrip().endswith("<= 2x")
+    from unosim.rules.editions import list_editions
+
+    assert "flip" in list_editions()  # so edition_figures measures it

@@ -185,3 +185,39 @@ def test_the_skill_answer_names_every_rule_set_it_asks_about():
     for rs in S.RULE_SETS:
         if rs != "classic":
             assert rs in first, rs
+
+
+def test_the_flip_answer_counts_the_tables_by_their_verdicts():
+    study = _study("flip")
+    compares = [s for s in study.steps if s.args[0] == "compare"]
+    rows = [r for s in compares for r in _turns_rows(s.result)]
+    longer = sum(r["verdict"] == "longer" for r in rows)
+    assert f"longer than classic at {longer} of the {len(rows)} tables run" in \
+        _headline(study)
+    for r in rows:
+        r["verdict"] = "longer"
+    assert _headline(study).startswith(
+        f"**Yes: UNO Flip makes rounds longer than classic at {len(rows)} of the "
+        f"{len(rows)} tables run;")
+
+
+def test_the_dark_share_is_a_ratio_of_sums_with_an_interval_around_it():
+    share, low, high = S._dark_share(S._aggregate(
+        [[10, 10, 5, 1, 1], [20, 20, 0, 0, 0], [30, 30, 15, 2, 1]]))
+    assert share == pytest.approx(20 / 60) and low < share < high
+    assert S._dark_share(S._aggregate([[10, 10, 5, 1, 1], [20, 20, 10, 1, 1]]))[1:] == \
+        pytest.approx((0.5, 0.5))  # every round half dark: no spread
+
+
+def test_traced_flip_counts_agree_with_the_rounds_own_turn_counts():
+    """The traced step counts each game's round: its `turn` events are its turns (as its
+    `end` event counts them; a mismatch stops the study), the dark ones among them, its
+    flips. 30 games of four random seats flip at least once."""
+    step = next(s for s in S.flip_steps() if s.traced and "4 players, random" in s.what)
+    step.games = 30
+    counts = S.trace_counts(step, 1.0)
+    assert counts["games"] == counts["rounds"] == 30
+    assert sum(counts["turns_with_flip"]) + sum(counts["turns_without_flip"]) == 30
+    assert sum(counts["flips"]) == 30 and sum(counts["turns_with_flip"]) > 0
+    assert 0 < counts["sums"]["dark"] < counts["sums"]["turns"]
+    assert counts["ends_dark"] <= sum(counts["turns_with_flip"])
