@@ -26,6 +26,7 @@ import unosim.engine.replay
 import unosim.env  # noqa: F401  (registers unosim/UNO-v0 and python_unosim)
 from unosim.engine.game import play_game
 from unosim.engine.kernel import state as L
+from unosim.engine.kernel.flip import index_faces
 from unosim.engine.view import PublicLog, public_view
 from unosim.env import aec, encode_view, layout
 from unosim.env.single import UnoEnv
@@ -133,6 +134,7 @@ def test_flip_observation_hides_the_faces_a_seat_cannot_see():
             redeal_hidden_faces(S, C, n, q, rng)
             np.testing.assert_array_equal(t.observe(q), before)
             S.fl[:], S.hands[:], S.s[:] = saved
+            index_faces(S, C)  # the engine's index follows the face table
             backs = lay.section(before, "backs")
             assert backs[q].sum() == 0
             assert [int(backs[o].sum()) for o in range(n) if o != q] == [

@@ -43,7 +43,7 @@ from unosim.rules.settings import (
 from unosim.rules.yamlio import CONFIGS_DIR
 
 SHIPPED = sorted(CONFIGS_DIR.glob("*.yaml"))
-EDITIONS = ["classic", "classic_1992", "disney100", "disney_wish", "encanto", "no_mercy"]
+EDITIONS = ["classic", "classic_1992", "disney100", "disney_wish", "encanto", "flip", "no_mercy"]
 
 SHIPPED_CLASSIC = (CONFIGS_DIR / "editions" / "classic.yaml").read_text()
 # The same edition in the older deck/special form, which is still read (the
@@ -113,7 +113,8 @@ def test_every_shipped_config_loads_and_compiles(path: Path) -> None:
     assert cc.pp.shape == (cfg.players, L.NPP)
     for arr in (cc.deck_counts, cc.points, cc.wish_icons):
         assert arr.shape == (cc.kinds.nk,) and arr.dtype == np.int64
-    assert cc.ci[L.C_DECK_SIZE] == cc.deck_counts.sum()
+    # physical cards: a two-sided deck's faces are two per card
+    assert cc.ci[L.C_DECK_SIZE] == cc.deck_counts[cc.kinds.side == 0].sum()
     assert cc.rules == resolved_rules(cfg)
     assert validate_config(config_to_dict(cfg)) == cfg
 

@@ -120,7 +120,7 @@ def _tokens(table: KindTable, tokens: Sequence[str], what: str) -> list[int]:
         raise IllegalActionError(f"{what}: {e}") from None
 
 
-def _pairs(table: KindTable, tokens: Sequence[str], what: str) -> list[tuple[int, int]]:
+def card_pairs(table: KindTable, tokens: Sequence[str], what: str) -> list[tuple[int, int]]:
     """A two-sided deck's cards, each written ``"light/dark"``: (light kind, dark kind)."""
     out = []
     for t in tokens:
@@ -178,7 +178,7 @@ class Round:
         pile in the same order (the next flip or draw takes the first)."""
         r = cls.blank(cc)
         if r.two_sided:  # physical cards "light/dark": card i is the i-th listed
-            pairs = _pairs(cc.kinds, deck, "deck")
+            pairs = card_pairs(cc.kinds, deck, "deck")
             ks = list(range(len(pairs)))
             if len(ks) != cc.ci[L.C_DECK_SIZE]:
                 raise IllegalActionError(f"a Flip deck order lists all {cc.ci[L.C_DECK_SIZE]} "
@@ -241,7 +241,7 @@ class Round:
         pile, discard pile): the face table, the hands held; the piles' values."""
         kinds, S = self.cc.kinds, self.S
         listed = [*(t for h in hands for t in h), *draw, *discard]
-        pairs = _pairs(kinds, listed, "position")
+        pairs = card_pairs(kinds, listed, "position")
         if len(pairs) > S.fl.shape[1]:
             raise IllegalActionError(f"{len(pairs)} cards exceed the pile size")
         S.s[L.S_SIDE] = side

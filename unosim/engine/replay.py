@@ -26,8 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from unosim.engine.game import IllegalActionError, Round
-from unosim.engine.game import _pairs as card_pairs
+from unosim.engine.game import IllegalActionError, Round, card_pairs
 from unosim.engine.kernel import state as L
 from unosim.engine.kernel.deal import deal as deal_cards
 from unosim.engine.kernel.deal import reset_state

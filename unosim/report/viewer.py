@@ -25,6 +25,9 @@ from unosim.engine.trace import deal_is_two_sided, face
 from unosim.rules.settings import house_rule_switches, setting_phrase, switches
 from unosim.run.files import write_output, write_text
 
+# a trace event (docs/trace.md): its keys depend on its kind
+Event = dict[str, Any]
+
 if TYPE_CHECKING:
     from unosim.engine.kernel.state import CompiledConfig
     from unosim.report.render import Doc
@@ -95,7 +98,7 @@ def _seat(p: object) -> str:
     return "nobody" if p is None else f"seat {p}"
 
 
-def event_words(e: dict[str, Any], colors: dict[str, str] = COLOR_WORDS,
+def event_words(e: Event, colors: dict[str, str] = COLOR_WORDS,
                 side: str = "light") -> str:
     """One trace event as a sentence; a UNO Flip card is named by its face on ``side``,
     the side in play.
@@ -120,7 +123,7 @@ def event_words(e: dict[str, Any], colors: dict[str, str] = COLOR_WORDS,
     if k == "deal":
         size = max((len(h) for h in e["hands"]), default=0)
         return (f"round {e.get('round', 0) + 1}: seat {e['dealer']} deals {size} cards to each "
-                f"of {len(e.get('active', e['hands']))} seats")
+                f"of {len(e['active'] if 'active' in e else e['hands'])} seats")
     if k == "flip":
         return f"{e['card']} is turned up to start the discard pile"
     if k == "return":
@@ -186,7 +189,7 @@ def event_words(e: dict[str, Any], colors: dict[str, str] = COLOR_WORDS,
     return str(k)
 
 
-def _section_11_words(e: dict[str, Any], colors: dict[str, str], side: str) -> str:
+def _section_11_words(e: Event, colors: dict[str, str], side: str) -> str:
     """The sentence of an event of docs/rules.md section 11's effects."""
     k, who, cards = e["e"], _seat(e.get("p")), e.get("cards", [])
     if k == "flip_all":
@@ -199,7 +202,7 @@ def _section_11_words(e: dict[str, Any], colors: dict[str, str], side: str) -> s
             "out": f"{who} holds {len(cards)} cards and is out of the round"}[k]
 
 
-def _actors(e: dict[str, Any]) -> list[int]:
+def _actors(e: Event) -> list[int]:
     """The seats an event is about (highlighted on the page)."""
     if e.get("e") == "swap":
         return [e["a"], e["b"]]
@@ -208,8 +211,8 @@ def _actors(e: dict[str, Any]) -> list[int]:
     return [e["p"]] if isinstance(e.get("p"), int) else []
 
 
-def _step(e: dict[str, Any], tb: Table, colors: dict[str, str],
-          before: dict[str, Any] | None) -> Step:
+def _step(e: Event, tb: Table, colors: dict[str, str],
+          before: Event | None) -> Step:
     words = event_words(e, colors, tb.side)
     if e["e"] == "turn" and before is not None and (
             (before["e"] == "flip" and face(before["card"], "light").startswith("W"))
@@ -225,7 +228,7 @@ def _step(e: dict[str, Any], tb: Table, colors: dict[str, str],
             "exact": tb.exact, "side": tb.side, "draw_top": tb.draw_top}
 
 
-def viewer_data(events: Sequence[dict[str, Any]], title: str | None = None,
+def viewer_data(events: Sequence[Event], title: str | None = None,
                 seat: int | None = None, actions: Sequence[int] | None = None
                 ) -> ViewerData:
     """What the page shows: one step per event (the table after it, the event in words).
@@ -295,7 +298,7 @@ def viewer_html(data: ViewerData) -> str:
             .replace("{{DATA}}", blob))
 
 
-def write_viewer(events: Sequence[dict[str, Any]], path: str | Path, *,
+def write_viewer(events: Sequence[Event], path: str | Path, *,
                  title: str | None = None, seat: int | None = None,
                  actions: Sequence[int] | None = None) -> Path:
     """Write the viewer of the trace ``events`` (a round or a match) to ``path``.
@@ -320,7 +323,7 @@ EXAMPLE_TITLES = {"typical": "a typical game (median length)", "longest": "the l
                   "most_jumps": "the game with the most jump-ins"}
 
 
-def stack_chain(events: Sequence[dict[str, Any]]) -> int:
+def stack_chain(events: Sequence[Event]) -> int:
     """The most Draw Two / Wild Draw Four cards played into one stack that a seat then
     drew (0: no stacked penalty was drawn).
 
