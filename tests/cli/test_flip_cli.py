@@ -103,8 +103,6 @@ def test_bluffs_and_challenges_speak_of_flip_s_wild_draws() -> None:
     assert "2 more" in player.note("challenge", view)
 
 
-@pytest.mark.skipif(not hasattr(PublicView, "other_faces"),
-                    reason="the public view learns UNO Flip's backs on another branch (fview)")
 def test_a_person_plays_a_flip_round(tmp_path: Path) -> None:
     out = tmp_path / "round.jsonl"
     res = CliRunner().invoke(main, ["play", "flip", "--seed", "3", "--set", "players=3",

@@ -4,7 +4,6 @@ vector env against the single one, and the interface the training example relies
 
 from __future__ import annotations
 
-import inspect
 import pickle
 import subprocess
 import sys
@@ -16,13 +15,11 @@ import gymnasium
 import numpy as np
 import pyspiel
 import pytest
-import replay_checker
 from gymnasium.utils.env_checker import check_env
 from hidden import redeal_hidden_faces
 from pettingzoo.test import api_test, seed_test
 from replay_checker import assert_valid_trace
 
-import unosim.engine.replay
 import unosim.env  # noqa: F401  (registers unosim/UNO-v0 and python_unosim)
 from unosim.engine.game import play_game
 from unosim.engine.kernel import state as L
@@ -38,24 +35,11 @@ from unosim.rules.config import load_config
 # draw-until-play, a special wild, a match with scoring
 CONFIGS = ["two_player", "chaos", "seven_o", "jump_in", "stacking_full", "draw_until_play",
            "disney_wish", "match", "flip"]
-# UNO Flip (docs/rules.md section 11): which replayer models its traces yet
-CHECKER_FLIPS = "flip_all" in inspect.getsource(replay_checker)
-ENGINE_REPLAY_FLIPS = "flip_all" in inspect.getsource(unosim.engine.replay)
 
 
 def _replays(events: list[dict]) -> None:
-    """The trace passes the project's replay checker. A Flip trace, until the checker
-    models Flip, goes through the engine's replay (`unosim.engine.replay`); until that
-    does either, the test (whose game has run to its end) is an expected failure."""
-    flip = any("/" in c for h in events[0].get("hands", []) for c in h)
-    if not flip or CHECKER_FLIPS:
-        assert_valid_trace(events, allow_bluffs=True, agents=True)
-    elif ENGINE_REPLAY_FLIPS:
-        tables, complete = unosim.engine.replay.replay(events)
-        assert complete and len(tables) == len(events)
-    else:
-        pytest.xfail("no replay checker models UNO Flip yet (tests/replay_checker.py, "
-                     "unosim.engine.replay)")
+    """The trace passes the project's replay checker (which models UNO Flip too)."""
+    assert_valid_trace(events, allow_bluffs=True, agents=True)
 
 
 def _random_game(step, legal, rng: np.random.Generator, limit: int = 20_000) -> None:

@@ -40,9 +40,8 @@ from unosim.engine.kernel.state import (
     copy_record,
 )
 from unosim.engine.kernel.table import add_card, hand_points
-from unosim.engine.trace import SIDE_COLORS, SIDES, card_token, render_events
+from unosim.engine.trace import SIDE_COLORS, SIDES, card_token, pair_code, render_events
 from unosim.rules.cards import CLASSIC, CardError, KindTable
-from unosim.rules.limits import MAX_KINDS
 
 PHASE_NAMES = {
     L.PH_DONE: "done", L.PH_TURN: "turn", L.PH_DRAWN: "drawn", L.PH_COLOR: "color",
@@ -324,7 +323,7 @@ class Round:
         if not self.two_sided:
             return self.cc.kinds.tokens[v]
         fl = self.S.fl
-        return card_token(self.cc.kinds.tokens, int(fl[0, v]) + MAX_KINDS * (1 + int(fl[1, v])))
+        return card_token(self.cc.kinds.tokens, pair_code(int(fl[0, v]), int(fl[1, v])))
 
     def face(self, card: str) -> str:
         """The face in play of a card token (a Flip card's ``"light/dark"``: one side)."""

@@ -33,10 +33,9 @@ from unosim.engine.kernel.deal import reset_state
 from unosim.engine.kernel.flip import index_faces, pick
 from unosim.engine.kernel.scoring import next_dealer, score_round, start_match
 from unosim.engine.kernel.state import CompiledConfig, compile_config
-from unosim.engine.trace import SIDES, face
+from unosim.engine.trace import SIDES, face, pair_code
 from unosim.rules.cards import CardError, KindTable, is_wild_token
 from unosim.rules.effects import FX_DRAW
-from unosim.rules.limits import MAX_KINDS
 
 __all__ = ["Follower", "Table", "TraceReplayError", "replay", "round_at_event", "trace_config"]
 
@@ -102,7 +101,7 @@ def _code(r: Round, card: str) -> int:
     if not r.two_sided:
         return r.kinds.kind(card)
     (light, dark), = card_pairs(r.kinds, [card], "a reshuffled card")
-    return light + MAX_KINDS * (1 + dark)
+    return int(pair_code(light, dark))
 
 
 def _values(r: Round, codes: np.ndarray, pile: np.ndarray) -> np.ndarray:
@@ -114,7 +113,7 @@ def _values(r: Round, codes: np.ndarray, pile: np.ndarray) -> np.ndarray:
     fl = r.S.fl
     by_code: dict[int, list[int]] = {}
     for v in pile.tolist():
-        by_code.setdefault(int(fl[0, v] + MAX_KINDS * (1 + fl[1, v])), []).append(v)
+        by_code.setdefault(int(pair_code(fl[0, v], fl[1, v])), []).append(v)
     return np.array([by_code[int(c)].pop() for c in codes], dtype=np.int64)
 
 
@@ -245,8 +244,8 @@ class Follower:
         except (CardError, IllegalActionError):
             return
         played = int(pick(S, r.C, p, a))  # the card the engine will play
-        match = ids[fl[0, ids] + MAX_KINDS * (1 + fl[1, ids]) == want]
-        if len(match) and want != fl[0, played] + MAX_KINDS * (1 + fl[1, played]):
+        match = ids[pair_code(fl[0, ids], fl[1, ids]) == want]
+        if len(match) and want != pair_code(fl[0, played], fl[1, played]):
             v1 = int(match[0])
             fl[:, [played, v1]] = fl[:, [v1, played]]
             index_faces(S, r.C)  # the cards' other faces traded places: the index follows

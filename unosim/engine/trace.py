@@ -90,6 +90,16 @@ SIDE_COLORS = COLORS + DARK_COLORS
 SIDES = ("light", "dark")
 
 
+def pair_code(light: Any, dark: Any) -> Any:
+    """A UNO Flip card's code from its faces' kinds (ints or arrays of them), as the
+    kernel writes it (`unosim.engine.kernel.flip.card_code`).
+
+    >>> pair_code(1, 3) == 1 + MAX_KINDS * 4
+    True
+    """
+    return light + MAX_KINDS * (1 + dark)
+
+
 def card_token(tokens: tuple[str, ...], code: int) -> str:
     """A card of the card log or an event: a kind's token, or a two-sided deck's
     physical card as ``"light/dark"`` (`unosim.engine.kernel.flip.card_code`).
