@@ -319,6 +319,11 @@ def _no_restore(S: State, C: Config) -> None:
 
 @optional(FLIP, _no_restore)
 def restore_faces(S: State, C: Config) -> None:
+    """A two-sided deck's cards stay where they are (`determinize_faces` deals faces, not
+    cards), so the draw pile is put back too: the last playout moved its cards."""
+    piles, saved = S.piles, S.x_piles
+    for i in range(S.x_s[S_NDRAW]):
+        piles[0, i] = saved[0, i]
     copy2(S.fl, S.x_fl)
     copy2(S.hp, S.x_hp)
     copy1(S.fo, S.x_fo, S.fo.shape[0])
