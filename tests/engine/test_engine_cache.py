@@ -200,6 +200,6 @@ def test_classic_with_random_seats_compiles_no_optional_part(tmp_path: Path) -> 
                  # UNO Flip's physical cards: only a two-sided deck's state compiles them
                  "flip.face_of", "flip.card_code", "flip.color_code", "flip.hold", "flip.pick",
                  "flip.release", "flip.turn_over", "flip.recount", "flip.physical_deck",
-                 "flip.swap_held", "deal.log_hand", "rules.flip_first", "rules.flip_play",
-                 "ismcts.determinize_faces"):
+                 "flip.swap_held", "flip.index_side", "deal.log_hand", "rules.flip_first",
+                 "rules.flip_play", "ismcts.determinize_faces"):
         assert part not in compiled

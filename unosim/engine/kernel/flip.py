@@ -25,11 +25,13 @@ from unosim.engine.kernel.rng import below, xoshiro
 from unosim.engine.kernel.state import (
     C_DECK_SIZE,
     C_NK,
+    C_PLAYERS,
     FLIP,
     H_SIZE,
     H_SUIT,
     NCOLORS,
     PH_DRAWN,
+    S_FK_LIGHT,
     S_HELD,
     S_NDRAW,
     S_PHASE,
@@ -120,21 +122,31 @@ def _no_index(S: State, C: Config) -> None:
     return None
 
 
+def _no_index_side(S: State, C: Config, side: int) -> None:
+    return None
+
+
 @optional(FLIP, _no_index)
 def index_faces(S: State, C: Config) -> None:
     """The cards showing each kind on each side, in card order, from the face table
     (after it is drawn or changed): `pick` reads a kind's few cards, not the deck."""
-    fl, fk, fkn = S.fl, S.fk, S.fkn
-    for side in range(2):
-        for k in range(C.ci[C_NK]):
-            fkn[side, k] = 0
-    room = fk.shape[2]
+    index_side(S, C, 0)
+    index_side(S, C, 1)
+    S.s[S_FK_LIGHT] = 0  # the light faces may be anything here (a search, a built position)
+
+
+@optional(FLIP, _no_index_side)
+def index_side(S: State, C: Config, side: int) -> None:
+    """`index_faces` of one side."""
+    fl, fk, fkn = S.fl[side], S.fk[side], S.fkn[side]
+    for k in range(C.ci[C_NK]):
+        fkn[k] = 0
+    room = fk.shape[1]
     for v in range(C.ci[C_DECK_SIZE]):
-        for side in range(2):
-            k = fl[side, v]
-            if k >= 0 and fkn[side, k] < room:  # k < 0: no such card (a position built by hand)
-                fk[side, k, fkn[side, k]] = v
-                fkn[side, k] += 1
+        k = fl[v]
+        if k >= 0 and fkn[k] < room:  # k < 0: no such card (a position built by hand)
+            fk[k, fkn[k]] = v
+            fkn[k] += 1
 
 
 @optional(FLIP, _as_kind)
@@ -180,11 +192,12 @@ def physical_deck(S: State, C: Config) -> None:
     if s[S_ROUND] == 0:
         s[S_TICK] = 0
     fo = S.fo
-    for v in range(n):  # the cards still held from the last round (`hold` keeps fo with hp)
-        q = fo[v]
-        if q >= 0:
-            hp[q, v] = 0
-            fo[v] = -1
+    for q in range(C.ci[C_PLAYERS]):  # nobody holds a card: whole rows, no test a card
+        row = hp[q]
+        for v in range(n):
+            row[v] = 0
+    for v in range(n):
+        fo[v] = -1
     if s[S_ROUND] == 0:
         rng = S.rng
         s0, s1, s2, s3 = rng[0], rng[1], rng[2], rng[3]
@@ -198,7 +211,10 @@ def physical_deck(S: State, C: Config) -> None:
             fl[1, i] = fl[1, j]
             fl[1, j] = t
         rng[0], rng[1], rng[2], rng[3] = s0, s1, s2, s3
-        index_faces(S, C)
+        if s[S_FK_LIGHT] == 0:  # the light side's index is the deck's from here on
+            index_side(S, C, 0)
+            s[S_FK_LIGHT] = 1
+        index_side(S, C, 1)
     piles = S.piles
     for v in range(n):
         piles[0, v] = v

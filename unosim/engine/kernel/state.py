@@ -382,7 +382,8 @@ S_SIDE = 35  # UNO Flip: the side in play (0 light, 1 dark)
 S_PID = 36  # UNO Flip: the physical card the last play took from its hand
 S_HELD = 37  # UNO Flip: the physical card a hand took last (a turn's drawn card)
 S_TICK = 38  # UNO Flip: cards taken into hands so far this game (their arrival order)
-NS = 39
+S_FK_LIGHT = 39  # UNO Flip: 1 while the face index's light side is the deck's (`physical_deck`)
+NS = 40
 
 # --- per seat: int64 matrix seat[q, SEAT_*] ---------------------------------------
 SEAT_ALIVE, SEAT_SILENCED, SEAT_SCORE = 0, 1, 2
