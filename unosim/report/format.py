@@ -41,7 +41,7 @@ CAUSE_LABELS = {
     "stack": "stacked penalty",
     "challenge": "challenge penalty",
     "uno": "missed-UNO penalty",
-    "special": "special wild",
+    "special": "special wild, Color Roulette or Wild Draw Color",
     "dont_talk": "Don't Talk slip",
 }
 
