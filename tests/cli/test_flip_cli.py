@@ -160,8 +160,3 @@ def test_a_bad_flip_trace_is_one_line(tmp_path: Path) -> None:
     for args in (["view", str(path)], ["advise", "--trace", str(path), "--event", "3"]):
         assert_one_line_error(invoke(*args), "line 1", "dark face")
 
-
-def test_a_flip_position_file_is_refused_in_one_line(tmp_path: Path) -> None:
-    pos = tmp_path / "p.yaml"
-    pos.write_text("config: flip\nhand: [R5]\ntop: R3\nhands: [1, 3]\n")
-    assert_one_line_error(invoke("advise", str(pos)), "UNO Flip", "--trace FILE --event N")

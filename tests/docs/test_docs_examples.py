@@ -119,12 +119,15 @@ def test_documented_python_snippets_run(doc, i, body, monkeypatch):
 
 
 def test_ismcts_position_example_fits_its_hand(tmp_path, monkeypatch):
-    """docs/ismcts.md's POSITION.yaml is a position advise accepts as written."""
+    """docs/ismcts.md's POSITION.yamls (classic, UNO Flip) are positions advise accepts
+    as written."""
     text = (ROOT / "docs" / "ismcts.md").read_text(encoding="utf-8")
-    body = re.search(r"```yaml\n(config:.*?)```", text, re.S)[1]
-    (tmp_path / "POSITION.yaml").write_text(body)
+    bodies = re.findall(r"```yaml\n(config:.*?)```", text, re.S)
+    assert len(bodies) == 2
     monkeypatch.chdir(tmp_path)
-    r = CliRunner().invoke(main, ["advise", "POSITION.yaml", "--playouts", "100",
-                                  "--format", "json"])
-    assert r.exit_code == 0, r.output
-    assert json.loads(r.stdout)
+    for body in bodies:
+        (tmp_path / "POSITION.yaml").write_text(body)
+        r = CliRunner().invoke(main, ["advise", "POSITION.yaml", "--playouts", "100",
+                                      "--format", "json"])
+        assert r.exit_code == 0, r.output
+        assert json.loads(r.stdout)

@@ -26,7 +26,6 @@ from unosim.rules.models import PLAYOUT_POLICIES
 
 if TYPE_CHECKING:
     from unosim.engine.game import Round
-    from unosim.engine.kernel.state import CompiledConfig
     from unosim.rules.cards import KindTable
 
 
@@ -77,8 +76,11 @@ def _finite(value: float | None) -> float | None:
     return value
 
 
+# UNO Flip's keys (docs/rules.md section 11): the side in play and what a seat sees of
+# the other faces; a one-sided edition has no other faces, so they are refused there
+FLIP_KEYS = ("side", "backs", "draw_back")
 POSITION_KEYS = {"config", "set", "seat", "hand", "top", "color", "direction", "hands",
-                 "played", "draw", "moves", "known"}
+                 "played", "draw", "moves", "known", *FLIP_KEYS}
 
 
 def _tokens(value: object, what: str) -> list[str]:
@@ -133,43 +135,179 @@ def _table(data: Mapping[str, object]) -> tuple[list[int], int, str, list[str], 
     return sizes, seat, config, sets, direction
 
 
-def _color(data: Mapping[str, object], top: str, kinds: KindTable) -> str:
-    """The active colour: a coloured top card's own, a wild's named by ``color``."""
-    from unosim.rules.cards import COLORS
+def _color(data: Mapping[str, object], top: str, kinds: KindTable, side: int = 0) -> str:
+    """The active colour: a coloured top card's own, a wild's named by ``color``; in the
+    side in play's letters (UNO Flip's dark side: P T O U, as ``--trace`` names them)."""
+    from unosim.rules.cards import COLORS, DARK_COLORS
 
+    letters = DARK_COLORS if side else COLORS
     k = kinds.kind(top)
     given = data.get("color")
-    if given is not None and (not isinstance(given, str) or given.upper() not in COLORS
+    if given is not None and (not isinstance(given, str) or given.upper() not in letters
                               or len(given) != 1):
-        raise CliError(f"color: expected one of {', '.join(COLORS)}, got {given!r:.40}")
+        raise CliError(f"color: expected one of {', '.join(letters)}, got {given!r:.40}")
     if kinds.color[k] >= 0:
-        own = COLORS[kinds.color[k]]
+        own = kinds.color_letter(int(kinds.color[k]), side)
         if given is not None and given.upper() != own:
             raise CliError(f"color: the top card {top} makes the colour {own}, not {given}")
         return own
     if given is None:
         raise CliError(f"color: the top card {top} is a wild; name the colour it was given "
-                       f"(one of {', '.join(COLORS)})")
+                       f"(one of {', '.join(letters)})")
     return given.upper()
 
 
-def _one_sided(cc: CompiledConfig, config: str) -> CompiledConfig:
-    """``cc``, unless it plays UNO Flip: a position file gives one face per card."""
-    if cc.kinds.two_sided:
-        raise CliError(f"config: {config} plays UNO Flip's two-sided cards, whose position "
-                       "a YAML file cannot give yet; advise on a trace's decision with "
-                       "--trace FILE --event N")
-    return cc
+def _side(data: Mapping[str, object], kinds: KindTable, config: str) -> int:
+    """The side in play (0 light, 1 dark); the Flip keys on a one-sided edition are
+    refused, naming the key, rather than ignored."""
+    if not kinds.two_sided:
+        for key in FLIP_KEYS:
+            if key in data:
+                raise CliError(f"{key}: only a two-sided edition (UNO Flip) has it; "
+                               f"{config} plays one-sided cards")
+        return 0
+    side = data.get("side", "light")
+    if side not in ("light", "dark"):
+        raise CliError(f"side: expected light or dark, got {side!r:.40}")
+    return 0 if side == "light" else 1
 
 
-def build_round(data: object, seed: int) -> Round:
-    """The position as a `Round` whose hidden cards are one random deal (the
-    advice deals them again for every playout, so which deal does not matter).
+def _deal(kinds: KindTable, left: np.ndarray, sizes: list[int], seat: int, hand: list[str],
+          known: dict[int, list[str]], data: Mapping[str, object],
+          rng: np.random.Generator) -> tuple[list[list[str]], list[str]]:
+    """A one-sided deck: the other hands (their known cards first) and the draw pile,
+    from the cards ``left`` (what the seat cannot place), shuffled."""
+    pool = np.repeat(np.arange(kinds.nk), left)
+    rng.shuffle(pool)
+    need = sum(n - len(known.get(q, [])) for q, n in enumerate(sizes) if q != seat)
+    if need > len(pool):
+        raise CliError(f"hands: the other seats hold {need} unknown cards but only "
+                       f"{len(pool)} are left outside the hand and the discard pile")
+    draw_size = data.get("draw", len(pool) - need)
+    if not _whole(draw_size) or not 0 <= draw_size <= len(pool) - need:
+        raise CliError(f"draw: at most {len(pool) - need} cards are left for the draw pile")
+    hands: list[list[str]] = []
+    at = 0
+    for q, n in enumerate(sizes):
+        if q == seat:
+            hands.append(hand)
+        else:
+            mine = known.get(q, [])
+            hands.append([*mine, *(kinds.token(k) for k in pool[at:at + n - len(mine)])])
+            at += n - len(mine)
+    return hands, [kinds.token(k) for k in pool[at:at + draw_size]]
+
+
+def _backs(value: object, sizes: list[int], seat: int) -> dict[int, list[str]]:
+    """``backs: {SEAT: [tokens]}``: the other face of every card of every other seat,
+    which a Flip seat sees (docs/rules.md section 11); required, so that a position
+    never leaves out what the seat sees."""
+    if not isinstance(value, dict):
+        raise CliError("backs: expected a mapping of every other seat to the other faces "
+                       "of its cards")
+    for q in value:
+        if not _whole(q) or not 0 <= q < len(sizes) or q == seat:
+            raise CliError(f"backs: {q!r:.40} is not another seat (0..{len(sizes) - 1})")
+    out: dict[int, list[str]] = {}
+    for q, n in enumerate(sizes):
+        if q == seat:
+            continue
+        if q not in value:
+            raise CliError(f"backs[{q}]: missing: the other faces of seat {q}'s {n} cards")
+        out[q] = _tokens(value[q], f"backs[{q}]")
+        if len(out[q]) != n:
+            raise CliError(f"backs[{q}]: {len(out[q])} cards but hands[{q}] is {n}")
+    return out
+
+
+def _flip_deal(data: Mapping[str, object], kinds: KindTable, counts: np.ndarray,
+               sizes: list[int], seat: int, side: int, faces: dict[str, list[str]],
+               known: dict[int, list[str]],
+               rng: np.random.Generator) -> tuple[list[list[str]], list[str], list[str]]:
+    """A Flip position's physical cards ("light/dark"): the hands, the draw pile and the
+    discard pile, consistent with what the seat sees and the deck's faces.
+
+    A card whose face in play is known (``faces``: the hand, the discard pile, the
+    ``known`` cards) gets a random other face from those left, one whose other face is
+    known (``backs``, ``draw_back``) a random face in play, the rest of the draw pile
+    both; any pairing is a legal deck (the engine pairs faces by a random bijection),
+    and the search deals every face the seat cannot see again for each playout."""
+    from unosim.engine.trace import SIDES
+    from unosim.rules.cards import CardError
+
+    backs = _backs(data.get("backs", {}), sizes, seat)
+    draw_back = data.get("draw_back")
+    if draw_back is not None and not isinstance(draw_back, str):
+        raise CliError("draw_back: expected a card token")
+    left = counts.copy()
+    seen = [*((key, cards, side) for key, cards in faces.items()),
+            *((f"known[{q}]", cards, side) for q, cards in known.items()),
+            *((f"backs[{q}]", cards, 1 - side) for q, cards in backs.items()),
+            *([("draw_back", [draw_back], 1 - side)] if draw_back is not None else [])]
+    for key, cards, s in seen:
+        for t in cards:
+            try:
+                k = kinds.kind(t)
+            except CardError as exc:
+                raise CliError(f"{key}: {exc}") from None
+            if kinds.side[k] != s:
+                raise CliError(f"{key}: {t} is a {SIDES[int(kinds.side[k])]} face; "
+                               f"{key} lists {SIDES[s]} faces (side: {SIDES[side]})")
+            left[k] -= 1
+            if left[k] < 0:
+                raise CliError(f"{key}: more {t} than the deck holds")
+
+    def pool(s: int) -> list[str]:
+        out = [kinds.token(int(k)) for k in np.repeat(np.arange(kinds.nk),
+                                                      np.where(kinds.side == s, left, 0))]
+        rng.shuffle(out)
+        return out
+
+    fronts, others = pool(side), pool(1 - side)
+    hand, discard = faces["hand"], [*faces["played"], *faces["top"]]
+    # every card takes one face of each side: the room left on the tighter side
+    placed = sum(sizes) + len(discard)
+    room = min(int(counts[kinds.side == s].sum()) for s in (0, 1)) - placed
+    if room < 0:
+        raise CliError(f"hands: {sum(sizes)} cards in hand and {len(discard)} in the "
+                       f"discard pile are more than the deck's {placed + room}")
+    draw_size = data.get("draw", room)
+    if not _whole(draw_size) or not 0 <= draw_size <= room:
+        raise CliError(f"draw: at most {room} cards are left for the draw pile")
+    if draw_back is not None and draw_size == 0:
+        raise CliError("draw_back: the draw pile is empty, so it has no top card")
+
+    def card(front: str, back: str) -> str:
+        return f"{front}/{back}" if side == 0 else f"{back}/{front}"
+
+    # the seen faces in kind order: card numbers the search's re-deal keeps (it deals
+    # hidden faces over the cards in number order), so the advice follows neither the
+    # deal nor the order the YAML lists them in
+    hands: list[list[str]] = []
+    for q in range(len(sizes)):
+        if q == seat:
+            hands.append([card(t, others.pop()) for t in sorted(hand, key=kinds.kind)])
+        else:  # which of its cards the known faces are is not seen: any
+            mine = [*known.get(q, [])]
+            mine += [fronts.pop() for _ in range(sizes[q] - len(mine))]
+            rng.shuffle(mine)
+            hands.append([card(t, b) for t, b in zip(mine, sorted(backs[q], key=kinds.kind),
+                                                     strict=True)])
+    draw = [card(fronts.pop(), draw_back if i == 0 and draw_back is not None
+                 else others.pop()) for i in range(draw_size)]
+    return hands, draw, [card(t, others.pop()) for t in discard]
+
+
+def build_round(data: object, seed: int, deal_seed: int | None = None) -> Round:
+    """The position as a `Round` whose hidden cards are one random deal, drawn with
+    ``deal_seed`` (default ``seed``; the advice deals them again for every playout, so
+    which deal does not matter).
 
     Checked as strictly as a config: every key's type, the deck's counts, a
     colour for a wild on top, a direction of +-1, no round already won."""
     from unosim.engine.game import IllegalActionError, Round
     from unosim.engine.kernel.state import compile_config
+    from unosim.engine.trace import SIDES
     from unosim.rules.cards import CardError
     from unosim.rules.config import ConfigError, load_config
 
@@ -180,9 +318,12 @@ def build_round(data: object, seed: int) -> Round:
         raise CliError(f"unknown key {sorted(map(str, unknown))[0]!r:.60} "
                        f"(known: {', '.join(sorted(POSITION_KEYS))})")
     sizes, seat, config, sets, direction = _table(data)
+    rng = np.random.default_rng(seed if deal_seed is None else deal_seed)
     try:
         cfg = load_config(config, [*sets, f"players={len(sizes)}"])
-        cc = _one_sided(compile_config(cfg), config)
+        cc = compile_config(cfg)
+        kinds = cc.kinds
+        side = _side(data, kinds, config)
         hand = _tokens(data.get("hand"), "hand")
         if len(hand) != sizes[seat]:
             raise CliError(f"hand: {len(hand)} cards but hands[{seat}] is {sizes[seat]}")
@@ -191,35 +332,22 @@ def build_round(data: object, seed: int) -> Round:
             raise CliError("top: expected a card token")
         played = [*_tokens(data.get("played", []), "played"), top]
         known = _known(data.get("known", {}), sizes, seat)
-        kinds = cc.kinds
-        color = _color(data, top, kinds)
-        left = cc.deck_counts.copy()
-        for t in [*hand, *played, *(t for cards in known.values() for t in cards)]:
-            k = kinds.kind(t)
-            left[k] -= 1
-            if left[k] < 0:
-                raise CliError(f"more {t} than the deck holds")
-        pool = np.repeat(np.arange(kinds.nk), left)
-        np.random.default_rng(seed).shuffle(pool)
-        need = sum(n - len(known.get(q, [])) for q, n in enumerate(sizes) if q != seat)
-        if need > len(pool):
-            raise CliError(f"hands: the other seats hold {need} unknown cards but only "
-                           f"{len(pool)} are left outside the hand and the discard pile")
-        draw_size = data.get("draw", len(pool) - need)
-        if not _whole(draw_size) or not 0 <= draw_size <= len(pool) - need:
-            raise CliError(f"draw: at most {len(pool) - need} cards are left for the draw pile")
-        hands: list[list[str]] = []
-        at = 0
-        for q, n in enumerate(sizes):
-            if q == seat:
-                hands.append(hand)
-            else:
-                mine = known.get(q, [])
-                hands.append([*mine, *(kinds.token(k) for k in pool[at:at + n - len(mine)])])
-                at += n - len(mine)
-        draw = [kinds.token(k) for k in pool[at:at + draw_size]]
+        if kinds.two_sided:
+            faces = {"hand": hand, "played": played[:-1], "top": [top]}
+            hands, draw, played = _flip_deal(data, kinds, cc.deck_counts, sizes, seat, side,
+                                             faces, known, rng)
+            color = _color(data, top, kinds, side)
+        else:
+            color = _color(data, top, kinds)
+            left = cc.deck_counts.copy()
+            for t in [*hand, *played, *(t for cards in known.values() for t in cards)]:
+                k = kinds.kind(t)
+                left[k] -= 1
+                if left[k] < 0:
+                    raise CliError(f"more {t} than the deck holds")
+            hands, draw = _deal(kinds, left, sizes, seat, hand, known, data, rng)
         r = Round.from_position(cc, hands, draw, played, color, seat,
-                                direction=direction, seed=seed)
+                                direction=direction, seed=seed, side=SIDES[side])
         for q, cards in known.items():
             r.set_known(seat, q, cards)
         for m in _tokens(data.get("moves", []), "moves"):
