@@ -172,11 +172,18 @@ def _side(data: Mapping[str, object], kinds: KindTable, config: str) -> int:
     return 0 if side == "light" else 1
 
 
-def _deal(kinds: KindTable, left: np.ndarray, sizes: list[int], seat: int, hand: list[str],
-          known: dict[int, list[str]], data: Mapping[str, object],
+def _deal(kinds: KindTable, counts: np.ndarray, sizes: list[int], seat: int, hand: list[str],
+          played: list[str], known: dict[int, list[str]], data: Mapping[str, object],
           rng: np.random.Generator) -> tuple[list[list[str]], list[str]]:
     """A one-sided deck: the other hands (their known cards first) and the draw pile,
-    from the cards ``left`` (what the seat cannot place), shuffled."""
+    from the deck's ``counts`` less what the seat can place (its hand, the discard
+    pile, the known cards), shuffled; the counts checked as `_flip_deal` checks its own."""
+    left = counts.copy()
+    for t in [*hand, *played, *(t for cards in known.values() for t in cards)]:
+        k = kinds.kind(t)
+        left[k] -= 1
+        if left[k] < 0:
+            raise CliError(f"more {t} than the deck holds")
     pool = np.repeat(np.arange(kinds.nk), left)
     rng.shuffle(pool)
     need = sum(n - len(known.get(q, [])) for q, n in enumerate(sizes) if q != seat)
@@ -339,13 +346,8 @@ def build_round(data: object, seed: int, deal_seed: int | None = None) -> Round:
             color = _color(data, top, kinds, side)
         else:
             color = _color(data, top, kinds)
-            left = cc.deck_counts.copy()
-            for t in [*hand, *played, *(t for cards in known.values() for t in cards)]:
-                k = kinds.kind(t)
-                left[k] -= 1
-                if left[k] < 0:
-                    raise CliError(f"more {t} than the deck holds")
-            hands, draw = _deal(kinds, left, sizes, seat, hand, known, data, rng)
+            hands, draw = _deal(kinds, cc.deck_counts, sizes, seat, hand, played, known,
+                                data, rng)
         r = Round.from_position(cc, hands, draw, played, color, seat,
                                 direction=direction, seed=seed, side=SIDES[side])
         for q, cards in known.items():
